@@ -1,0 +1,17 @@
+"""groundsql: answer natural-language questions over real databases with SQL you can trust.
+
+A few verbs cover most uses::
+
+    import groundsql
+    db = groundsql.connect("shop.sqlite")
+    answer = groundsql.ask("How many orders were shipped last month?", db)
+    print(answer.sql, answer.result.rows)
+"""
+
+from groundsql.answer import Answer, Candidate
+from groundsql.api import ask, connect
+from groundsql.db import Database, Result
+from groundsql.errors import GroundsqlError
+
+__all__ = ["Answer", "Candidate", "Database", "GroundsqlError", "Result", "ask", "connect"]
+__version__ = "0.1.0"

@@ -1,0 +1,65 @@
+"""What a pipeline returns: the chosen SQL, its result, candidates and the trace."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from groundsql.db import Result
+from groundsql.trace import Trace
+
+
+@dataclass
+class Candidate:
+    """One SQL candidate and what happened when it ran."""
+
+    sql: str
+    result: Result | None = None
+    error: str | None = None
+    source: str = ""
+    model: str = ""
+    rounds: int = 0  # refinement rounds spent on it
+
+    @property
+    def ok(self) -> bool:
+        return self.result is not None and self.error is None
+
+
+@dataclass
+class Answer:
+    question: str
+    sql: str
+    result: Result | None
+    preset: str
+    model: str
+    trace: Trace
+    elapsed_s: float = 0.0
+    error: str | None = None
+    confidence: float | None = None
+    candidates: list[Candidate] = field(default_factory=list)
+    linked_schema: dict[str, list[str]] | None = None
+
+    def to_dict(self, *, include_trace: bool = False) -> dict[str, Any]:
+        """The JSON shape `groundsql ask --json` prints."""
+        empty = {"columns": [], "rows": [], "row_count": 0, "truncated": False}
+        table = self.result.to_dict() if self.result is not None else empty
+        data: dict[str, Any] = {
+            "question": self.question,
+            "sql": self.sql,
+            **table,
+            "error": self.error,
+            "preset": self.preset,
+            "model": self.model,
+            "elapsed_s": round(self.elapsed_s, 3),
+            "confidence": self.confidence,
+            "usage": self.trace.usage().to_dict(),
+            "candidates": [
+                {"sql": c.sql, "ok": c.ok, "error": c.error, "source": c.source, "model": c.model}
+                for c in self.candidates
+            ],
+        }
+        if self.linked_schema is not None:
+            data["linked_schema"] = self.linked_schema
+        if include_trace:
+            data["trace"] = self.trace.to_list()
+        return data

@@ -1,0 +1,58 @@
+"""The library's verbs: `connect` and `ask`."""
+
+from __future__ import annotations
+
+from groundsql.answer import Answer
+from groundsql.context import Context
+from groundsql.db import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_S, Database
+from groundsql.models import Model, load_model
+from groundsql.pipelines import DEFAULT_PRESET, run
+
+
+def connect(url: str, *, timeout_s: float = DEFAULT_TIMEOUT_S, max_rows: int = DEFAULT_MAX_ROWS) -> Database:
+    """Open a database read-only.
+
+    Args:
+        url: a URL (sqlite:///, duckdb:///, postgresql://, mysql://) or a path to a .sqlite/.duckdb/.csv/.parquet file.
+        timeout_s: statement time limit in seconds.
+        max_rows: row cap per statement.
+
+    Returns:
+        A `Database` whose `execute` is guarded, read-only and limited.
+    """
+    return Database(url, timeout_s=timeout_s, max_rows=max_rows)
+
+
+def ask(
+    question: str,
+    db: Database | str,
+    *,
+    model: Model | str | None = None,
+    preset: str = DEFAULT_PRESET,
+    evidence: str | None = None,
+    samples: int = 1,
+    options: dict | None = None,
+) -> Answer:
+    """Answer a natural-language question with SQL.
+
+    Args:
+        question: the question, in plain language.
+        db: an open `Database` or a URL/path to open.
+        model: a `Model`, a model spec (see `groundsql models`), or None for the embedded default.
+        preset: the pipeline to run (see `groundsql.pipelines.PRESETS`).
+        evidence: extra knowledge to use (definitions, formulas, business rules).
+        samples: candidates to sample where the preset samples.
+        options: preset options (e.g. ``refine_rounds``).
+
+    Returns:
+        The `Answer`: SQL, result, candidates, confidence and the trace of every call and query.
+    """
+    if not question or not question.strip():
+        from groundsql.errors import ConfigError
+
+        raise ConfigError("the question is empty")
+    database = db if isinstance(db, Database) else connect(db)
+    chosen = model if isinstance(model, Model) else load_model(model)
+    ctx = Context(question=question.strip(), db=database, models={"default": chosen}, evidence=evidence,
+                  samples=samples, options=dict(options or {}))
+    return run(ctx, preset)

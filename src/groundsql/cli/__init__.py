@@ -1,0 +1,13 @@
+"""The `groundsql` command: a thin shell over the library. Each command group lives in its own module."""
+
+from __future__ import annotations
+
+import sys
+
+from groundsql.cli import commands  # noqa: F401,E402  (registers ask, sql, models, demo-db)
+from groundsql.cli.app import cli, main  # noqa: F401
+
+__all__ = ["cli", "main"]
+
+if __name__ == "__main__":
+    sys.exit(main())

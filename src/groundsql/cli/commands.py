@@ -1,0 +1,142 @@
+"""The core commands: ask, sql, models, demo-db."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import click
+
+from groundsql.api import ask as ask_question
+from groundsql.api import connect
+from groundsql.cli.app import cli
+from groundsql.cli.output import print_json, print_sql, print_table
+from groundsql.db import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_S
+from groundsql.models import DEFAULT_MODEL, SPEC_HELP, load_model
+from groundsql.pipelines import DEFAULT_PRESET, DESCRIPTIONS
+
+db_option = click.option("--db", "db_url", required=True, metavar="URL",
+                         help="Database URL or file path: demo.sqlite, duckdb:///x.duckdb, "
+                              "postgresql://user@host/db, mysql://root@127.0.0.1/db, data.csv.")
+timeout_option = click.option("--timeout", "timeout_s", type=float, default=DEFAULT_TIMEOUT_S, show_default=True,
+                              help="Statement time limit in seconds.")
+rows_option = click.option("--max-rows", type=int, default=DEFAULT_MAX_ROWS, show_default=True,
+                           help="Row cap per statement; longer results are cut and flagged.")
+json_option = click.option("--json", "as_json", is_flag=True, help="Print exactly one JSON object.")
+
+
+@cli.command()
+@click.argument("question")
+@db_option
+@click.option("--model", "model_spec", default=DEFAULT_MODEL, show_default=True, metavar="SPEC",
+              help=f"Model to use: {SPEC_HELP}.")
+@click.option("--preset", default=DEFAULT_PRESET, show_default=True,
+              type=click.Choice(sorted(DESCRIPTIONS)), help="Pipeline to run (see `groundsql presets`).")
+@click.option("--evidence", default=None, metavar="TEXT", help="Extra knowledge: definitions, formulas, rules.")
+@click.option("--samples", type=int, default=1, show_default=True, help="Candidates to sample where the preset votes.")
+@click.option("--trace", "with_trace", is_flag=True, help="With --json, include every model call and query.")
+@timeout_option
+@rows_option
+@json_option
+def ask(question, db_url, model_spec, preset, evidence, samples, with_trace, timeout_s, max_rows, as_json):
+    """Answer QUESTION with SQL run read-only against --db.
+
+    \b
+    Examples:
+      groundsql ask "How many singers are from France?" --db concert_singer.sqlite
+      groundsql ask "Top 5 products by revenue" --db shop.duckdb --model openai:gpt-4o-mini --json
+    """
+    db = connect(db_url, timeout_s=timeout_s, max_rows=max_rows)
+    model = load_model(model_spec)
+    answer = ask_question(question, db, model=model, preset=preset, evidence=evidence, samples=samples)
+    if as_json:
+        print_json(answer.to_dict(include_trace=with_trace))
+        return
+    print_sql(answer.sql)
+    if answer.result is not None:
+        print_table(answer.result.columns, answer.to_dict()["rows"], answer.result.truncated)
+    if answer.error:
+        click.echo(f"the query failed: {answer.error}", err=True)
+    usage = answer.trace.usage()
+    click.echo(
+        f"{answer.preset} · {answer.model} · {answer.elapsed_s:.1f}s · {usage.llm_calls} model call(s), "
+        f"{usage.prompt_tokens}+{usage.completion_tokens} tokens, {usage.db_queries} quer(ies)",
+        err=True,
+    )
+    if answer.error:
+        raise SystemExit(1)
+
+
+@cli.command()
+@click.argument("query")
+@db_option
+@timeout_option
+@rows_option
+@json_option
+def sql(query, db_url, timeout_s, max_rows, as_json):
+    """Run one read-only QUERY through the same guard and limits that model-written SQL gets.
+
+    \b
+    Example:
+      groundsql sql "SELECT Country, count(*) FROM singer GROUP BY 1" --db concert_singer.sqlite
+    """
+    db = connect(db_url, timeout_s=timeout_s, max_rows=max_rows)
+    started = time.perf_counter()
+    result = db.execute(query)
+    if as_json:
+        print_json({"question": None, "sql": query, **result.to_dict(), "preset": None, "model": None,
+                    "elapsed_s": round(time.perf_counter() - started, 3),
+                    "usage": {"prompt_tokens": 0, "completion_tokens": 0, "llm_calls": 0, "db_queries": 1}})
+        return
+    print_table(result.columns, result.to_dict()["rows"], result.truncated)
+
+
+@cli.command()
+@json_option
+def models(as_json):
+    """List the known local models, whether they are installed, and where their files are."""
+    from groundsql.models.weights import KNOWN_MODELS, installed_status
+
+    rows = [installed_status(info) for info in KNOWN_MODELS.values()]
+    try:
+        import llama_cpp  # noqa: F401
+
+        runtime = True
+    except ImportError:
+        runtime = False
+    if as_json:
+        print_json({"default": DEFAULT_MODEL, "llama_cpp_installed": runtime, "local": rows,
+                    "api": ["openai:MODEL", "openai:MODEL@BASE_URL", "anthropic:MODEL"]})
+        return
+    click.echo(f"default: {DEFAULT_MODEL}")
+    click.echo(f"embedded runtime (llama-cpp-python): {'installed' if runtime else 'missing'}")
+    for row in rows:
+        state = "ready" if row["file_ready"] else "installed (joined on first use)" if row["parts_installed"] \
+            else f"not installed — {row['install']}"
+        click.echo(f"  local:{row['name']:<22} {state}\n    file: {row['file']}")
+    click.echo("API models: openai:MODEL, openai:MODEL@BASE_URL (keys from OPENAI_API_KEY), "
+               "anthropic:MODEL (ANTHROPIC_API_KEY)")
+
+
+@cli.command("demo-db")
+@click.argument("path", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--seed", type=int, default=7, show_default=True, help="Random seed (same seed, same database).")
+@click.option("--force", is_flag=True, help="Overwrite PATH if it exists.")
+def demo_db(path, seed, force):
+    """Generate the demo shop database (SQLite) at PATH.
+
+    Customers, regions, products, orders, order lines, subscriptions and tags — with the mess real data has:
+    coded statuses, dates as text in mixed formats, NULL-heavy columns, trailing spaces, an undeclared bridge table.
+    """
+    from groundsql.demo import generate_demo_database
+
+    summary = generate_demo_database(path, seed=seed, overwrite=force)
+    click.echo(f"wrote {path}: " + ", ".join(f"{name} ({count})" for name, count in summary.items()))
+
+
+@cli.command()
+def presets():
+    """List the pipeline presets."""
+    for name in sorted(DESCRIPTIONS):
+        marker = " (default)" if name == DEFAULT_PRESET else ""
+        click.echo(f"{name}{marker}: {DESCRIPTIONS[name]}")

@@ -1,0 +1,9 @@
+"""Database access: guarded, read-only, limited execution (the only code that talks to an engine)."""
+
+from groundsql.db.database import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_S, Database
+from groundsql.db.guard import check_statement
+from groundsql.db.result import Result
+from groundsql.db.urls import Target, parse_target
+
+__all__ = ["Database", "Result", "Target", "check_statement", "parse_target", "DEFAULT_MAX_ROWS",
+           "DEFAULT_TIMEOUT_S"]

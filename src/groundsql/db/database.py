@@ -1,0 +1,247 @@
+"""`Database`: the only path from groundsql to an engine — guarded, read-only, time- and row-limited."""
+
+from __future__ import annotations
+
+import logging
+import sqlite3
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+from urllib.parse import quote
+
+import sqlalchemy as sa
+from sqlalchemy.pool import StaticPool
+
+from groundsql.db.guard import check_statement
+from groundsql.db.result import Result
+from groundsql.db.urls import Target, parse_target
+from groundsql.errors import ConfigError, DatabaseError, QueryTimeout
+
+log = logging.getLogger("groundsql")
+
+DEFAULT_TIMEOUT_S = 30.0
+DEFAULT_MAX_ROWS = 1000
+
+
+class Database:
+    """One database, opened read-only.
+
+    Args:
+        url: a SQLAlchemy-style URL or a bare file path (see `parse_target`).
+        timeout_s: default statement time limit in seconds.
+        max_rows: default row cap; results beyond it are cut and flagged `truncated`.
+    """
+
+    def __init__(self, url: str, *, timeout_s: float = DEFAULT_TIMEOUT_S, max_rows: int = DEFAULT_MAX_ROWS):
+        if timeout_s <= 0 or max_rows <= 0:
+            raise ConfigError("timeout and row limit must be positive")
+        self.target: Target = parse_target(url)
+        self.timeout_s = timeout_s
+        self.max_rows = max_rows
+        self._engine = self._create_engine()
+        self._engine_lock = threading.Lock()  # in-memory DuckDB has exactly one connection
+        self._check_connection()
+
+    # -- public -----------------------------------------------------------------------------------
+
+    @property
+    def dialect(self) -> str:
+        """The sqlglot dialect name: sqlite, duckdb, postgres or mysql."""
+        return self.target.dialect
+
+    @property
+    def backend(self) -> str:
+        return self.target.backend
+
+    @property
+    def display(self) -> str:
+        """The database's location with any password masked."""
+        return self.target.display
+
+    @property
+    def engine(self) -> sa.Engine:
+        """The SQLAlchemy engine, for introspection only (the inspector reads catalog tables)."""
+        return self._engine
+
+    def execute(self, sql: str, *, max_rows: int | None = None, timeout_s: float | None = None) -> Result:
+        """Check `sql` with the guard, then run it read-only within the time and row limits.
+
+        Raises:
+            RefusedStatement: the guard refused the statement.
+            QueryTimeout: the statement ran past the time limit.
+            DatabaseError: the engine reported an error.
+        """
+        check_statement(sql, self.dialect)
+        return self._run(sql.strip().rstrip(";"), max_rows or self.max_rows, timeout_s or self.timeout_s)
+
+    def close(self) -> None:
+        self._engine.dispose()
+
+    def __enter__(self) -> Database:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"Database({self.display!r}, dialect={self.dialect!r})"
+
+    # -- engine setup -----------------------------------------------------------------------------
+
+    def _create_engine(self) -> sa.Engine:
+        t = self.target
+        if t.backend == "sqlite":
+            uri = f"file:{quote(str(t.path))}?mode=ro"
+
+            def connect() -> sqlite3.Connection:
+                conn = sqlite3.connect(uri, uri=True, check_same_thread=False)
+                conn.execute("PRAGMA query_only = ON")
+                return conn
+
+            return sa.create_engine("sqlite://", creator=connect)
+        if t.backend == "duckdb" and t.data_files:
+            engine = sa.create_engine("duckdb:///:memory:", poolclass=StaticPool)
+            self._load_data_files(engine)
+            return engine
+        if t.backend == "duckdb":
+            return sa.create_engine(
+                t.url, connect_args={"read_only": True, "config": {"enable_external_access": False}}
+            )
+        if t.backend == "postgresql":
+            return sa.create_engine(
+                t.url,
+                connect_args={"options": "-c default_transaction_read_only=on", "connect_timeout": 10},
+                pool_pre_ping=True,
+            )
+        if t.backend == "mysql":
+            try:
+                import pymysql  # noqa: F401
+            except ImportError:
+                raise ConfigError("MySQL/MariaDB needs the pymysql driver: pip install 'groundsql[mysql]'") from None
+            return sa.create_engine(t.url, connect_args={"connect_timeout": 10}, pool_pre_ping=True)
+        raise ConfigError(f"unsupported backend {t.backend}")
+
+    def _load_data_files(self, engine: sa.Engine) -> None:
+        """Copy CSV/Parquet/JSON files into the private in-memory database, then cut off file access."""
+        readers = {".csv": "read_csv_auto", ".parquet": "read_parquet", ".json": "read_json_auto",
+                   ".jsonl": "read_json_auto"}
+        with engine.connect() as conn:
+            raw = conn.connection.dbapi_connection
+            for path in self.target.data_files:
+                name = path.stem.replace("'", "").replace('"', "") or "data"
+                reader = readers[path.suffix.lower()]
+                literal = str(path).replace("'", "''")
+                raw.execute(f"CREATE TABLE \"{name}\" AS SELECT * FROM {reader}('{literal}')")
+            raw.execute("SET enable_external_access = false")
+
+    def _check_connection(self) -> None:
+        try:
+            with self._engine.connect():
+                pass
+        except sa.exc.SQLAlchemyError as exc:
+            raise DatabaseError(f"cannot connect to {self.display}: {_first_line(exc)}") from None
+        except Exception as exc:  # driver errors not wrapped by SQLAlchemy (duckdb, sqlite3)
+            raise DatabaseError(f"cannot open {self.display}: {_first_line(exc)}") from None
+
+    # -- execution --------------------------------------------------------------------------------
+
+    def _run(self, sql: str, max_rows: int, timeout_s: float) -> Result:
+        """Run an already-checked statement. Tests call this directly to show the engine itself refuses writes."""
+        started = time.perf_counter()
+        try:
+            with self._raw_connection() as raw, self._limits(raw, timeout_s):
+                cursor = raw.cursor()
+                try:
+                    cursor.execute(sql)
+                    columns = [d[0] for d in cursor.description or []]
+                    rows = [tuple(r) for r in cursor.fetchmany(max_rows + 1)] if columns else []
+                finally:
+                    cursor.close()
+        except QueryTimeout:
+            raise
+        except Exception as exc:
+            message = _first_line(exc)
+            if _is_timeout(message):
+                raise QueryTimeout(f"query cancelled after {timeout_s:g} s time limit") from None
+            raise DatabaseError(message) from None
+        truncated = len(rows) > max_rows
+        return Result(
+            columns=columns,
+            rows=rows[:max_rows],
+            truncated=truncated,
+            elapsed_s=time.perf_counter() - started,
+            sql=sql,
+        )
+
+    @contextmanager
+    def _raw_connection(self) -> Iterator[Any]:
+        lock = self._engine_lock if self.target.data_files else _NullLock()
+        with lock, self._engine.connect() as conn:
+            raw = conn.connection.dbapi_connection
+            try:
+                yield raw
+            finally:
+                try:
+                    raw.rollback()
+                except Exception:  # some drivers complain when there is nothing to roll back
+                    pass
+
+    @contextmanager
+    def _limits(self, raw: Any, timeout_s: float) -> Iterator[None]:
+        backend = self.backend
+        if backend == "sqlite":
+            deadline = time.monotonic() + timeout_s
+            raw.set_progress_handler(lambda: 1 if time.monotonic() > deadline else 0, 10_000)
+            try:
+                yield
+            finally:
+                raw.set_progress_handler(None, 0)
+            if time.monotonic() > deadline:
+                pass
+        elif backend == "duckdb":
+            timer = threading.Timer(timeout_s, raw.interrupt)
+            timer.start()
+            try:
+                yield
+            finally:
+                timer.cancel()
+        elif backend == "postgresql":
+            with raw.cursor() as cur:
+                cur.execute("BEGIN READ ONLY")
+                cur.execute(f"SET LOCAL statement_timeout = {int(timeout_s * 1000)}")
+            yield
+        elif backend == "mysql":
+            with raw.cursor() as cur:
+                try:
+                    cur.execute(f"SET SESSION max_statement_time = {float(timeout_s)}")  # MariaDB
+                except Exception:
+                    cur.execute(f"SET SESSION max_execution_time = {int(timeout_s * 1000)}")  # MySQL
+                cur.execute("START TRANSACTION READ ONLY")
+            yield
+        else:
+            yield
+
+
+class _NullLock:
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+
+_TIMEOUT_MARKERS = ("interrupted", "statement timeout", "max_statement_time", "max_execution_time",
+                    "query execution was interrupted", "canceling statement")
+
+
+def _is_timeout(message: str) -> bool:
+    lowered = message.lower()
+    return any(marker in lowered for marker in _TIMEOUT_MARKERS)
+
+
+def _first_line(exc: BaseException) -> str:
+    orig = getattr(exc, "orig", None) or exc
+    text = str(orig).strip().splitlines()
+    return text[0] if text else type(orig).__name__

@@ -1,0 +1,90 @@
+"""Query results and their compact summaries for prompts."""
+
+from __future__ import annotations
+
+import datetime as dt
+import decimal
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+#: A result longer than this is summarised for prompts (APEX-SQL result compression).
+SUMMARY_THRESHOLD = 30
+SUMMARY_HEAD = 10
+CELL_LIMIT = 80
+
+
+@dataclass
+class Result:
+    """Rows returned by one read-only statement."""
+
+    columns: list[str]
+    rows: list[tuple[Any, ...]]
+    truncated: bool = False
+    elapsed_s: float = 0.0
+    sql: str = ""
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def row_count(self) -> int:
+        return len(self.rows)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "columns": list(self.columns),
+            "rows": [[json_safe(v) for v in row] for row in self.rows],
+            "row_count": self.row_count,
+            "truncated": self.truncated,
+        }
+
+    def summary(self, *, threshold: int = SUMMARY_THRESHOLD, head: int = SUMMARY_HEAD) -> str:
+        """Text for a prompt: the whole table when short, else the first rows plus per-column statistics."""
+        more = " (more rows exist; the result was cut at the row limit)" if self.truncated else ""
+        if not self.rows:
+            return f"columns: {', '.join(self.columns)}\n(0 rows)"
+        if self.row_count <= threshold:
+            return f"{self.row_count} rows{more}\n" + _table_text(self.columns, self.rows)
+        lines = [f"{self.row_count} rows{more}; first {head}:", _table_text(self.columns, self.rows[:head])]
+        lines.append("column statistics over all returned rows:")
+        for index, name in enumerate(self.columns):
+            lines.append("  " + _column_stats(name, [row[index] for row in self.rows]))
+        return "\n".join(lines)
+
+
+def json_safe(value: Any) -> Any:
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    if isinstance(value, decimal.Decimal):
+        return int(value) if value == value.to_integral_value() and abs(value) < 2**53 else float(value)
+    if isinstance(value, (dt.date, dt.datetime, dt.time)):
+        return value.isoformat()
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return f"<{len(bytes(value))} bytes>"
+    return str(value)
+
+
+def _cell(value: Any) -> str:
+    text = "NULL" if value is None else str(json_safe(value))
+    return text if len(text) <= CELL_LIMIT else text[: CELL_LIMIT - 1] + "…"
+
+
+def _table_text(columns: list[str], rows: list[tuple[Any, ...]]) -> str:
+    lines = [" | ".join(columns)]
+    lines += [" | ".join(_cell(v) for v in row) for row in rows]
+    return "\n".join(lines)
+
+
+def _column_stats(name: str, values: list[Any]) -> str:
+    present = [v for v in values if v is not None]
+    nulls = len(values) - len(present)
+    distinct = len(set(map(repr, present)))
+    kinds = Counter(type(json_safe(v)).__name__ for v in present)
+    kind = kinds.most_common(1)[0][0] if kinds else "null"
+    parts = [f"{name}: {kind}", f"distinct={distinct}", f"nulls={nulls}"]
+    try:
+        if present:
+            parts.append(f"min={_cell(min(present))}")
+            parts.append(f"max={_cell(max(present))}")
+    except TypeError:
+        pass
+    return ", ".join(parts)

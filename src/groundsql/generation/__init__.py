@@ -1,0 +1,1 @@
+"""Turning a question and a schema into candidate SQL."""

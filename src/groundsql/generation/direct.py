@@ -1,0 +1,38 @@
+"""Single-prompt generation: schema text + question → SQL (the baseline's one step, and PreSQL's)."""
+
+from __future__ import annotations
+
+from groundsql.catalog import render_schema_ddl
+from groundsql.context import Context
+from groundsql.generation.extract import extract_sql
+from groundsql.prompts import dialect_name, render
+
+MAX_SQL_TOKENS = 400
+
+
+def schema_prompt_text(ctx: Context, tables: list[str] | None = None, sample_limit: int = 3) -> str:
+    """DDL of the schema (or of `tables`) with example rows, computed once per context and table set."""
+    key = ("schema_text", tuple(tables) if tables is not None else None, sample_limit)
+    cache = ctx.options.setdefault("_cache", {})
+    if key not in cache:
+        cache[key] = render_schema_ddl(ctx.schema, ctx.db, sample_limit=sample_limit, tables=tables)
+    return cache[key]
+
+
+def evidence_block(ctx: Context) -> str:
+    return f"Additional knowledge: {ctx.evidence.strip()}\n" if ctx.evidence and ctx.evidence.strip() else ""
+
+
+def generate_sql(ctx: Context, schema_text: str, *, step: str = "generate", n: int = 1, temperature: float = 0.0,
+                 hints: str = "") -> list[str]:
+    """Ask the generator for `n` queries; returns the extracted SQL of each reply ('' where none was found)."""
+    dialect = dialect_name(ctx.db.dialect)
+    messages = [
+        {"role": "system", "content": render("sql_system", dialect=dialect)},
+        {"role": "user", "content": render(
+            "generate_sql", dialect=dialect, schema=schema_text, evidence_block=evidence_block(ctx),
+            hints_block=f"{hints}\n" if hints else "", question=ctx.question,
+        )},
+    ]
+    completion = ctx.chat(step, messages, n=n, temperature=temperature, max_tokens=MAX_SQL_TOKENS)
+    return [extract_sql(text, ctx.db.dialect) for text in completion.texts]

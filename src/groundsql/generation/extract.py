@@ -1,0 +1,52 @@
+"""Pull one SQL query out of a model's reply: code fences, prose before or after, stray semicolons."""
+
+from __future__ import annotations
+
+import re
+
+import sqlglot
+from sqlglot.errors import ParseError
+
+_FENCE = re.compile(r"```[ \t]*([A-Za-z0-9_-]*)[ \t]*\n?(.*?)(?:```|$)", re.S)
+_START = re.compile(r"\b(SELECT|WITH)\b", re.I)
+
+
+def extract_sql(reply: str, dialect: str = "sqlite") -> str:
+    """The first query in `reply` that sqlglot can parse, else the best-looking fragment, else ''.
+
+    Regular expressions only locate text blocks here; whether a block is SQL is decided by sqlglot.
+    """
+    candidates: list[str] = []
+    for language, body in _FENCE.findall(reply or ""):
+        if language.lower() in ("", "sql", "sqlite", "postgresql", "postgres", "duckdb", "mysql"):
+            candidates.append(body)
+    candidates.append(reply or "")
+    for block in candidates:
+        found = _first_query(block, dialect)
+        if found:
+            return found
+    for block in candidates:
+        match = _START.search(block)
+        if match:
+            return block[match.start():].strip().split(";")[0].strip()
+    return ""
+
+
+def _first_query(block: str, dialect: str) -> str:
+    match = _START.search(block)
+    if not match:
+        return ""
+    text = block[match.start():].strip()
+    # Try the longest prefix that parses as a single statement, cutting at semicolons then at blank lines.
+    pieces = [text.split(";")[0]] + [text.split("\n\n")[0]]
+    for piece in pieces:
+        piece = piece.strip().rstrip(";").strip()
+        if not piece:
+            continue
+        try:
+            parsed = [p for p in sqlglot.parse(piece, read=dialect) if p is not None]
+        except ParseError:
+            continue
+        if len(parsed) == 1:
+            return piece
+    return ""

@@ -1,0 +1,66 @@
+"""Execution-guided self-refinement (SSEV §3.1.3): show the model its SQL and what went wrong, retry."""
+
+from __future__ import annotations
+
+from groundsql.answer import Candidate
+from groundsql.context import Context
+from groundsql.generation.diagnosis import diagnose
+from groundsql.generation.direct import MAX_SQL_TOKENS, evidence_block
+from groundsql.generation.extract import extract_sql
+from groundsql.prompts import dialect_name, render
+
+#: Outcomes worth another round. An empty result is often right, so it is retried but kept if nothing better.
+REPAIRABLE = {"syntax", "no_such_table", "no_such_column", "ambiguous_column", "type_mismatch", "empty_result",
+              "timeout", "too_many_rows", "other"}
+
+
+def execute_candidate(ctx: Context, sql: str, *, source: str) -> Candidate:
+    if not sql:
+        return Candidate(sql="", error="the model's reply held no SQL query", source=source,
+                         model=ctx.model().spec)
+    result, error = ctx.try_query(sql, step=f"{source}:execute")
+    return Candidate(sql=sql, result=result, error=error, source=source, model=ctx.model().spec)
+
+
+def refine(ctx: Context, candidate: Candidate, schema_text: str, *, rounds: int = 2) -> Candidate:
+    """Up to `rounds` repair attempts while the candidate errors or returns nothing.
+
+    Returns the first candidate that runs with rows; otherwise the best one seen (a run with no rows beats an
+    error), so failing candidates still reach voting.
+    """
+    best = candidate
+    current = candidate
+    for round_number in range(1, rounds + 1):
+        verdict = diagnose(current.sql, current.result, current.error, ctx.schema)
+        if verdict.kind == "ok" or verdict.kind not in REPAIRABLE:
+            break
+        ctx.trace.note("refine", round=round_number, kind=verdict.kind)
+        dialect = dialect_name(ctx.db.dialect)
+        messages = [
+            {"role": "system", "content": render("sql_system", dialect=dialect)},
+            {"role": "user", "content": render(
+                "refine_sql", dialect=dialect, schema=schema_text, evidence_block=evidence_block(ctx),
+                question=ctx.question, sql=current.sql or "(no query)", problem=verdict.problem,
+                hint=verdict.hint,
+            )},
+        ]
+        completion = ctx.chat("refine", messages, max_tokens=MAX_SQL_TOKENS, temperature=0.0)
+        sql = extract_sql(completion.text, ctx.db.dialect)
+        if not sql or sql == current.sql:
+            break
+        current = execute_candidate(ctx, sql, source=candidate.source)
+        current.rounds = round_number
+        if _better(current, best):
+            best = current
+        if current.ok and current.result.row_count > 0:
+            return current
+    return best
+
+
+def _better(new: Candidate, old: Candidate) -> bool:
+    def score(c: Candidate) -> int:
+        if not c.ok:
+            return 0
+        return 2 if c.result.row_count > 0 else 1
+
+    return score(new) > score(old)

@@ -1,0 +1,57 @@
+"""Anthropic's messages API."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from groundsql.errors import ConfigError, ModelError, ModelNotInstalled, TransientModelError
+from groundsql.models.base import Completion, Model
+
+
+class AnthropicModel(Model):
+    """`anthropic:MODEL`. The key comes from ANTHROPIC_API_KEY only."""
+
+    def __init__(self, model: str, **kw: Any):
+        super().__init__(**kw)
+        if not model:
+            raise ConfigError("anthropic: give a model name, e.g. anthropic:claude-sonnet-4-5")
+        self.model = model
+        self.spec = f"anthropic:{model}"
+        try:
+            import anthropic
+        except ImportError:
+            raise ModelNotInstalled("API models need the anthropic package: pip install 'groundsql[api]'") from None
+        key = os.environ.get("ANTHROPIC_API_KEY")
+        if not key:
+            raise ConfigError("anthropic: set ANTHROPIC_API_KEY in the environment")
+        self._anthropic = anthropic
+        self._client = anthropic.Anthropic(api_key=key, timeout=self.timeout_s, max_retries=0)
+
+    def _generate(self, messages, *, n, temperature, max_tokens, json_schema, stop, seed) -> Completion:
+        system = "\n\n".join(m["content"] for m in messages if m["role"] == "system")
+        chat = [m for m in messages if m["role"] != "system"]
+        if json_schema is not None:
+            system += "\n\nReply with one JSON object only."
+        errors = self._anthropic
+        texts: list[str] = []
+        prompt_tokens = completion_tokens = 0
+        for _ in range(n):  # the messages API returns one completion per call
+            kwargs: dict[str, Any] = {"model": self.model, "messages": chat, "max_tokens": max_tokens,
+                                      "temperature": temperature}
+            if system:
+                kwargs["system"] = system
+            if stop:
+                kwargs["stop_sequences"] = stop
+            try:
+                response = self._client.messages.create(**kwargs)
+            except (errors.RateLimitError, errors.APITimeoutError, errors.APIConnectionError,
+                    errors.InternalServerError) as exc:
+                raise TransientModelError(str(exc).splitlines()[0]) from None
+            except errors.APIError as exc:
+                raise ModelError(f"{self.spec}: {str(exc).splitlines()[0]}") from None
+            texts.append("".join(block.text for block in response.content if getattr(block, "type", "") == "text"))
+            prompt_tokens += response.usage.input_tokens
+            completion_tokens += response.usage.output_tokens
+        return Completion(texts=texts, prompt_tokens=prompt_tokens, completion_tokens=completion_tokens,
+                          model=self.spec)

@@ -1,0 +1,136 @@
+"""The embedded model: a GGUF file run in-process by llama.cpp (llama-cpp-python)."""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import threading
+from pathlib import Path
+from typing import Any
+
+from groundsql.errors import ConfigError, ModelError, ModelNotInstalled
+from groundsql.models.base import Completion, Model
+from groundsql.models.weights import ensure_weights
+
+log = logging.getLogger("groundsql")
+
+#: llama.cpp runs on the CPU here: one call at a time, process-wide.
+_RUN_LOCK = threading.Lock()
+_LOADED: dict[tuple[str, int, int], Any] = {}
+_LOAD_LOCK = threading.Lock()
+
+
+def default_threads() -> int:
+    value = os.environ.get("GROUNDSQL_THREADS")
+    if value:
+        return max(1, int(value))
+    return max(1, min(2, os.cpu_count() or 1))
+
+
+def default_context() -> int:
+    return int(os.environ.get("GROUNDSQL_N_CTX", "8192"))
+
+
+class LocalModel(Model):
+    """A Qwen2.5-Coder (or any chat GGUF) model run by llama.cpp.
+
+    Args:
+        name_or_path: a known model name (see `groundsql models`) or a path to a .gguf file.
+        threads: CPU threads (default: GROUNDSQL_THREADS or up to 2).
+        n_ctx: context window in tokens (default: GROUNDSQL_N_CTX or 8192).
+    """
+
+    serial = True
+
+    def __init__(self, name_or_path: str, *, threads: int | None = None, n_ctx: int | None = None, **kw: Any):
+        super().__init__(**kw)
+        self.name_or_path = name_or_path
+        self.spec = f"local:{name_or_path}"
+        self.threads = threads or default_threads()
+        self.n_ctx = n_ctx or default_context()
+        self._llama: Any = None
+
+    def path(self) -> Path:
+        if name_or_path_is_file(self.name_or_path):
+            path = Path(self.name_or_path).expanduser()
+            if not path.is_file():
+                raise ConfigError(f"GGUF file not found: {path}")
+            return path
+        return ensure_weights(self.name_or_path)
+
+    def _load(self) -> Any:
+        if self._llama is not None:
+            return self._llama
+        try:
+            from llama_cpp import Llama
+        except ImportError:
+            raise ModelNotInstalled(
+                "the embedded model needs llama-cpp-python: pip install 'groundsql[local]'"
+            ) from None
+        path = self.path()
+        key = (str(path), self.n_ctx, self.threads)
+        with _LOAD_LOCK:
+            if key not in _LOADED:
+                log.info("loading %s (%d threads, context %d)", path.name, self.threads, self.n_ctx)
+                with _quiet_stderr():
+                    _LOADED[key] = Llama(
+                        model_path=str(path), n_ctx=self.n_ctx, n_threads=self.threads,
+                        n_threads_batch=self.threads, verbose=False, seed=0,
+                    )
+            self._llama = _LOADED[key]
+        return self._llama
+
+    def count_tokens(self, text: str) -> int:
+        llama = self._load()
+        return len(llama.tokenize(text.encode("utf-8"), add_bos=False, special=True))
+
+    def _generate(self, messages, *, n, temperature, max_tokens, json_schema, stop, seed) -> Completion:
+        llama = self._load()
+        texts: list[str] = []
+        prompt_tokens = completion_tokens = 0
+        kwargs: dict[str, Any] = {"temperature": temperature, "max_tokens": max_tokens, "stop": stop}
+        if json_schema is not None:
+            kwargs["response_format"] = {"type": "json_object", "schema": json_schema}
+        for index in range(n):
+            call_seed = (seed if seed is not None else 1234) + index
+            try:
+                with _RUN_LOCK:
+                    out = llama.create_chat_completion(messages=messages, seed=call_seed, **kwargs)
+            except ValueError as exc:
+                if "exceed context window" in str(exc):
+                    raise ModelError(
+                        f"{self.spec}: the prompt is longer than the context window ({self.n_ctx} tokens); "
+                        "set GROUNDSQL_N_CTX higher or narrow the schema"
+                    ) from None
+                raise ModelError(f"{self.spec}: {exc}") from None
+            texts.append(out["choices"][0]["message"].get("content") or "")
+            usage = out.get("usage") or {}
+            prompt_tokens += int(usage.get("prompt_tokens", 0))
+            completion_tokens += int(usage.get("completion_tokens", 0))
+        return Completion(texts=texts, prompt_tokens=prompt_tokens, completion_tokens=completion_tokens,
+                          model=self.spec)
+
+
+def name_or_path_is_file(name_or_path: str) -> bool:
+    return name_or_path.endswith(".gguf") or "/" in name_or_path or os.sep in name_or_path
+
+
+@contextlib.contextmanager
+def _quiet_stderr():
+    """llama.cpp prints load diagnostics straight to fd 2; keep the CLI's output clean."""
+    if os.environ.get("GROUNDSQL_DEBUG"):
+        yield
+        return
+    try:
+        saved = os.dup(2)
+    except OSError:
+        yield
+        return
+    with open(os.devnull, "w") as devnull:
+        os.dup2(devnull.fileno(), 2)
+        try:
+            yield
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)

@@ -1,0 +1,147 @@
+"""Shared fixtures: paths to ../shared data, the demo database, real servers, the real local model."""
+
+from __future__ import annotations
+
+import os
+import uuid
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED = Path(os.environ.get("GROUNDSQL_SHARED", REPO.parent / "shared"))
+DATA = SHARED / "data"
+SPIDER = DATA / "spider"
+PG_ADMIN_URL = os.environ.get("GROUNDSQL_TEST_PG", "postgresql://postgres@127.0.0.1:5432/postgres")
+MYSQL_ADMIN_URL = os.environ.get("GROUNDSQL_TEST_MYSQL", "mysql://root@127.0.0.1:3306/")
+TEST_MODEL = os.environ.get("GROUNDSQL_TEST_MODEL", "local:qwen2.5-coder-0.5b")
+
+
+def spider_db_path(db_id: str) -> Path:
+    return SPIDER / "database" / db_id / f"{db_id}.sqlite"
+
+
+@pytest.fixture(scope="session")
+def spider_dir() -> Path:
+    if not (SPIDER / "dev.json").exists():
+        pytest.skip(f"Spider data not found at {SPIDER} (../shared/data is only present in the project checkout)")
+    return SPIDER
+
+
+@pytest.fixture(scope="session")
+def concert_singer(spider_dir: Path) -> Path:
+    return spider_db_path("concert_singer")
+
+
+@pytest.fixture(scope="session")
+def chinook_path() -> Path:
+    path = DATA / "chinook" / "Chinook_Sqlite.sqlite"
+    if not path.exists():
+        pytest.skip(f"Chinook not found at {path}")
+    return path
+
+
+@pytest.fixture(scope="session")
+def demo_db(tmp_path_factory) -> Path:
+    from groundsql.demo import generate_demo_database
+
+    path = tmp_path_factory.mktemp("demo") / "demo.sqlite"
+    generate_demo_database(path, seed=7)
+    return path
+
+
+@pytest.fixture(scope="session")
+def local_model():
+    """The real embedded test model (0.5B); skips when its runtime or weights are not installed."""
+    pytest.importorskip("llama_cpp", reason="llama-cpp-python is not installed (pip install 'groundsql[local]')")
+    from groundsql.errors import ModelNotInstalled
+    from groundsql.models import load_model
+
+    model = load_model(TEST_MODEL)
+    try:
+        model.path()
+    except ModelNotInstalled as exc:
+        pytest.skip(str(exc))
+    return model
+
+
+def _admin_engine(url: str):
+    import sqlalchemy as sa
+
+    driver = url.replace("postgresql://", "postgresql+psycopg://").replace("mysql://", "mysql+pymysql://")
+    engine = sa.create_engine(driver, isolation_level="AUTOCOMMIT", connect_args={"connect_timeout": 3})
+    try:
+        with engine.connect():
+            pass
+    except Exception as exc:
+        pytest.skip(f"no database server answers at {url}: {str(exc).splitlines()[0]}")
+    return engine
+
+
+@pytest.fixture()
+def postgres_database():
+    """A fresh, empty PostgreSQL database (dropped afterwards); yields (admin_url_of_db, load_rows helper)."""
+    import sqlalchemy as sa
+
+    admin = _admin_engine(PG_ADMIN_URL)
+    name = f"groundsql_test_{uuid.uuid4().hex[:10]}"
+    with admin.connect() as conn:
+        conn.execute(sa.text(f'CREATE DATABASE "{name}"'))
+    base = PG_ADMIN_URL.rsplit("/", 1)[0]
+    try:
+        yield f"{base}/{name}"
+    finally:
+        with admin.connect() as conn:
+            conn.execute(sa.text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        admin.dispose()
+
+
+@pytest.fixture()
+def mysql_database():
+    """A fresh, empty MariaDB/MySQL database (dropped afterwards)."""
+    pytest.importorskip("pymysql")
+    import sqlalchemy as sa
+
+    admin = _admin_engine(MYSQL_ADMIN_URL)
+    name = f"groundsql_test_{uuid.uuid4().hex[:10]}"
+    with admin.connect() as conn:
+        conn.execute(sa.text(f"CREATE DATABASE `{name}`"))
+    try:
+        yield f"{MYSQL_ADMIN_URL.rstrip('/')}/{name}"
+    finally:
+        with admin.connect() as conn:
+            conn.execute(sa.text(f"DROP DATABASE IF EXISTS `{name}`"))
+        admin.dispose()
+
+
+def copy_sqlite_to_server(sqlite_path: Path, server_url: str, tables: list[str] | None = None) -> None:
+    """Load the tables of a SQLite file into an empty server database (types kept simple)."""
+    import sqlite3
+
+    import sqlalchemy as sa
+
+    source = sqlite3.connect(f"file:{sqlite_path}?mode=ro", uri=True)
+    driver = server_url.replace("postgresql://", "postgresql+psycopg://").replace("mysql://", "mysql+pymysql://")
+    engine = sa.create_engine(driver)
+    metadata = sa.MetaData()
+    names = tables or [r[0] for r in source.execute(
+        "SELECT name FROM sqlite_master WHERE type='table' AND name NOT LIKE 'sqlite_%'")]
+    try:
+        for name in names:
+            info = source.execute(f'PRAGMA table_info("{name}")').fetchall()
+            columns = []
+            for _, col, decl, _, _, pk in info:
+                decl = (decl or "").upper()
+                kind = sa.Integer if "INT" in decl else sa.Float if any(
+                    k in decl for k in ("REAL", "FLOA", "DOUB", "NUM", "DEC")) else sa.Text
+                columns.append(sa.Column(col, kind, primary_key=bool(pk)))
+            table = sa.Table(name, metadata, *columns)
+            table.create(engine)
+            rows = source.execute(f'SELECT * FROM "{name}"').fetchall()
+            if rows:
+                keys = [c[1] for c in info]
+                with engine.begin() as conn:
+                    conn.execute(table.insert(), [dict(zip(keys, row)) for row in rows])
+    finally:
+        source.close()
+        engine.dispose()

@@ -21,6 +21,18 @@ def spider_db_path(db_id: str) -> Path:
     return SPIDER / "database" / db_id / f"{db_id}.sqlite"
 
 
+@pytest.fixture(scope="session", autouse=True)
+def private_state_dir(tmp_path_factory):
+    """Run stores and voting weights written by tests go to a temporary folder, never the user's."""
+    previous = os.environ.get("GROUNDSQL_STATE_DIR")
+    os.environ["GROUNDSQL_STATE_DIR"] = str(tmp_path_factory.mktemp("state"))
+    yield
+    if previous is None:
+        os.environ.pop("GROUNDSQL_STATE_DIR", None)
+    else:
+        os.environ["GROUNDSQL_STATE_DIR"] = previous
+
+
 @pytest.fixture(scope="session")
 def spider_dir() -> Path:
     if not (SPIDER / "dev.json").exists():
@@ -145,3 +157,26 @@ def copy_sqlite_to_server(sqlite_path: Path, server_url: str, tables: list[str] 
     finally:
         source.close()
         engine.dispose()
+
+
+def _checksums(root: Path) -> dict[str, str]:
+    import hashlib
+
+    sums = {}
+    for path in sorted(root.rglob("*")):
+        if path.is_file() and path.suffix in {".sqlite", ".db", ".duckdb", ".json"}:
+            sums[str(path)] = hashlib.sha256(path.read_bytes()).hexdigest()
+    return sums
+
+
+@pytest.fixture(scope="session", autouse=True)
+def shared_data_unchanged():
+    """Safety net for the whole suite: no test (and no model-written SQL) may change a shared database file."""
+    if not DATA.exists():
+        yield
+        return
+    before = _checksums(DATA)
+    yield
+    after = _checksums(DATA)
+    changed = sorted(k for k in before if before[k] != after.get(k))
+    assert not changed, f"shared data files changed during the test run: {changed}"

@@ -12,6 +12,7 @@ from groundsql.answer import Answer, Candidate
 from groundsql.api import ask, connect
 from groundsql.db import Database, Result
 from groundsql.errors import GroundsqlError
+from groundsql.evaluation import evaluate
 
-__all__ = ["Answer", "Candidate", "Database", "GroundsqlError", "Result", "ask", "connect"]
+__all__ = ["Answer", "Candidate", "Database", "GroundsqlError", "Result", "ask", "connect", "evaluate"]
 __version__ = "0.1.0"

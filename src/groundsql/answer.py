@@ -19,6 +19,8 @@ class Candidate:
     source: str = ""
     model: str = ""
     rounds: int = 0  # refinement rounds spent on it
+    expert: str = ""  # the model role that proposed it (voting weights are kept per expert)
+    strategy: str = ""  # the plan or reasoning behind it, for the judge
 
     @property
     def ok(self) -> bool:
@@ -38,6 +40,8 @@ class Answer:
     confidence: float | None = None
     candidates: list[Candidate] = field(default_factory=list)
     linked_schema: dict[str, list[str]] | None = None
+    clarification: str | None = None  # a question back to the user when confidence is too low to answer
+    notes: list[str] = field(default_factory=list)  # caveats for the reader (e.g. low confidence)
 
     def to_dict(self, *, include_trace: bool = False) -> dict[str, Any]:
         """The JSON shape `groundsql ask --json` prints."""
@@ -60,6 +64,10 @@ class Answer:
         }
         if self.linked_schema is not None:
             data["linked_schema"] = self.linked_schema
+        if self.clarification is not None:
+            data["clarification"] = self.clarification
+        if self.notes:
+            data["notes"] = list(self.notes)
         if include_trace:
             data["trace"] = self.trace.to_list()
         return data

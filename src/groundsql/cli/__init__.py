@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import sys
-
-from groundsql.cli import commands  # noqa: F401,E402  (registers ask, sql, models, demo-db)
+from groundsql.cli import (
+    commands,  # noqa: F401,E402  (registers ask, sql, models, demo-db)
+    eval,  # noqa: F401,E402  (registers the eval group)
+)
 from groundsql.cli.app import cli, main  # noqa: F401
 
 __all__ = ["cli", "main"]
-
-if __name__ == "__main__":
-    sys.exit(main())

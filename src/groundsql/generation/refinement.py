@@ -10,19 +10,20 @@ from groundsql.generation.extract import extract_sql
 from groundsql.prompts import dialect_name, render
 
 #: Outcomes worth another round. An empty result is often right, so it is retried but kept if nothing better.
-REPAIRABLE = {"syntax", "no_such_table", "no_such_column", "ambiguous_column", "type_mismatch", "empty_result",
+REPAIRABLE = {"refused", "syntax", "no_such_table", "no_such_column", "ambiguous_column", "type_mismatch", "empty_result",
               "timeout", "too_many_rows", "other"}
 
 
-def execute_candidate(ctx: Context, sql: str, *, source: str) -> Candidate:
+def execute_candidate(ctx: Context, sql: str, *, source: str, role: str = "generator") -> Candidate:
     if not sql:
         return Candidate(sql="", error="the model's reply held no SQL query", source=source,
-                         model=ctx.model().spec)
+                         model=ctx.model(role).spec, expert=role)
     result, error = ctx.try_query(sql, step=f"{source}:execute")
-    return Candidate(sql=sql, result=result, error=error, source=source, model=ctx.model().spec)
+    return Candidate(sql=sql, result=result, error=error, source=source, model=ctx.model(role).spec, expert=role)
 
 
-def refine(ctx: Context, candidate: Candidate, schema_text: str, *, rounds: int = 2) -> Candidate:
+def refine(ctx: Context, candidate: Candidate, schema_text: str, *, rounds: int = 2,
+           role: str = "generator") -> Candidate:
     """Up to `rounds` repair attempts while the candidate errors or returns nothing.
 
     Returns the first candidate that runs with rows; otherwise the best one seen (a run with no rows beats an
@@ -35,26 +36,36 @@ def refine(ctx: Context, candidate: Candidate, schema_text: str, *, rounds: int 
         if verdict.kind == "ok" or verdict.kind not in REPAIRABLE:
             break
         ctx.trace.note("refine", round=round_number, kind=verdict.kind)
-        dialect = dialect_name(ctx.db.dialect)
-        messages = [
-            {"role": "system", "content": render("sql_system", dialect=dialect)},
-            {"role": "user", "content": render(
-                "refine_sql", dialect=dialect, schema=schema_text, evidence_block=evidence_block(ctx),
-                question=ctx.question, sql=current.sql or "(no query)", problem=verdict.problem,
-                hint=verdict.hint,
-            )},
-        ]
-        completion = ctx.chat("refine", messages, max_tokens=MAX_SQL_TOKENS, temperature=0.0)
-        sql = extract_sql(completion.text, ctx.db.dialect)
-        if not sql or sql == current.sql:
+        revised = revise(ctx, current, schema_text, problem=verdict.problem, hint=verdict.hint, role=role)
+        if revised is None:
             break
-        current = execute_candidate(ctx, sql, source=candidate.source)
+        current = revised
         current.rounds = round_number
         if _better(current, best):
             best = current
         if current.ok and current.result.row_count > 0:
             return current
     return best
+
+
+def revise(ctx: Context, candidate: Candidate, schema_text: str, *, problem: str, hint: str,
+           role: str = "generator") -> Candidate | None:
+    """One repair round with the given feedback; None when the model offers no new query."""
+    dialect = dialect_name(ctx.db.dialect)
+    messages = [
+        {"role": "system", "content": render("sql_system", dialect=dialect)},
+        {"role": "user", "content": render(
+            "refine_sql", dialect=dialect, schema=schema_text, evidence_block=evidence_block(ctx),
+            question=ctx.question, sql=candidate.sql or "(no query)", problem=problem, hint=hint,
+        )},
+    ]
+    completion = ctx.chat("refine", messages, role=role, max_tokens=MAX_SQL_TOKENS, temperature=0.0)
+    sql = extract_sql(completion.text, ctx.db.dialect)
+    if not sql or sql == candidate.sql:
+        return None
+    revised = execute_candidate(ctx, sql, source=candidate.source, role=role)
+    revised.strategy = candidate.strategy
+    return revised
 
 
 def _better(new: Candidate, old: Candidate) -> bool:

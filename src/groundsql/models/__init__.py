@@ -10,7 +10,7 @@ from groundsql.models.weights import DEFAULT_LOCAL_MODEL, KNOWN_MODELS
 DEFAULT_MODEL = f"local:{DEFAULT_LOCAL_MODEL}"
 SPEC_HELP = (
     "local:qwen2.5-coder-1.5b (default), local:qwen2.5-coder-0.5b, local:/path/to/model.gguf, "
-    "openai:MODEL, openai:MODEL@BASE_URL, anthropic:MODEL"
+    "openai:MODEL, openai:MODEL@BASE_URL, anthropic:MODEL[@BASE_URL]"
 )
 
 
@@ -42,7 +42,8 @@ def load_model(spec: str | None = None, **options) -> Model:
     if provider == "anthropic":
         from groundsql.models.anthropic_api import AnthropicModel
 
-        return AnthropicModel(name, **options)
+        model, _, base_url = name.partition("@")
+        return AnthropicModel(model, base_url or None, **options)
     raise ConfigError(f"unknown model provider {provider!r}; use one of: {SPEC_HELP}")
 
 

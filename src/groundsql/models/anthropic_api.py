@@ -10,14 +10,14 @@ from groundsql.models.base import Completion, Model
 
 
 class AnthropicModel(Model):
-    """`anthropic:MODEL`. The key comes from ANTHROPIC_API_KEY only."""
+    """`anthropic:MODEL` or `anthropic:MODEL@BASE_URL`. The key comes from ANTHROPIC_API_KEY only."""
 
-    def __init__(self, model: str, **kw: Any):
+    def __init__(self, model: str, base_url: str | None = None, **kw: Any):
         super().__init__(**kw)
         if not model:
             raise ConfigError("anthropic: give a model name, e.g. anthropic:claude-sonnet-4-5")
         self.model = model
-        self.spec = f"anthropic:{model}"
+        self.spec = f"anthropic:{model}" + (f"@{base_url}" if base_url else "")
         try:
             import anthropic
         except ImportError:
@@ -26,7 +26,8 @@ class AnthropicModel(Model):
         if not key:
             raise ConfigError("anthropic: set ANTHROPIC_API_KEY in the environment")
         self._anthropic = anthropic
-        self._client = anthropic.Anthropic(api_key=key, timeout=self.timeout_s, max_retries=0)
+        self._client = anthropic.Anthropic(api_key=key, base_url=base_url, timeout=self.timeout_s,
+                                           max_retries=0)
 
     def _generate(self, messages, *, n, temperature, max_tokens, json_schema, stop, seed) -> Completion:
         system = "\n\n".join(m["content"] for m in messages if m["role"] == "system")
@@ -37,8 +38,8 @@ class AnthropicModel(Model):
         texts: list[str] = []
         prompt_tokens = completion_tokens = 0
         for _ in range(n):  # the messages API returns one completion per call
-            kwargs: dict[str, Any] = {"model": self.model, "messages": chat, "max_tokens": max_tokens,
-                                      "temperature": temperature}
+            # Current Anthropic models choose their own sampling; `temperature` is not sent.
+            kwargs: dict[str, Any] = {"model": self.model, "messages": chat, "max_tokens": max_tokens}
             if system:
                 kwargs["system"] = system
             if stop:

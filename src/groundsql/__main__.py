@@ -1,0 +1,7 @@
+"""`python -m groundsql`."""
+
+import sys
+
+from groundsql.cli import main
+
+sys.exit(main())

@@ -1,0 +1,7 @@
+"""`python -m groundsql.cli`."""
+
+import sys
+
+from groundsql.cli import main
+
+sys.exit(main())

@@ -1,0 +1,77 @@
+"""The guard refuses every statement class that is not a single read-only query."""
+
+from __future__ import annotations
+
+import pytest
+
+from groundsql.db.guard import check_statement
+from groundsql.errors import RefusedStatement
+
+pytestmark = pytest.mark.unit
+
+ALLOWED = [
+    "SELECT 1",
+    "select count(*) from singer;",
+    "WITH t AS (SELECT 1 AS x) SELECT x FROM t",
+    "SELECT a FROM t UNION SELECT b FROM u",
+    "SELECT * FROM (SELECT 1) AS s",
+    "EXPLAIN SELECT * FROM singer",
+    "EXPLAIN QUERY PLAN SELECT * FROM singer",
+    "SELECT name FROM singer WHERE name LIKE '%a%'",
+]
+
+REFUSED = {
+    "insert": "INSERT INTO singer VALUES (1)",
+    "update": "UPDATE singer SET name = 'x'",
+    "delete": "DELETE FROM singer",
+    "merge": "MERGE INTO t USING s ON t.id = s.id WHEN MATCHED THEN DELETE",
+    "create": "CREATE TABLE x (a INT)",
+    "create_as": "CREATE TABLE x AS SELECT 1",
+    "drop": "DROP TABLE singer",
+    "alter": "ALTER TABLE singer ADD COLUMN x INT",
+    "truncate": "TRUNCATE TABLE singer",
+    "attach": "ATTACH DATABASE 'other.db' AS other",
+    "detach": "DETACH DATABASE other",
+    "pragma": "PRAGMA writable_schema = 1",
+    "vacuum": "VACUUM",
+    "copy": "COPY singer TO '/tmp/out.csv'",
+    "set": "SET search_path = public",
+    "multiple": "SELECT 1; DROP TABLE singer",
+    "two_selects": "SELECT 1; SELECT 2",
+    "cte_write": "WITH d AS (DELETE FROM singer RETURNING *) SELECT * FROM d",
+    "select_into": "SELECT * INTO backup FROM singer",
+    "for_update": "SELECT * FROM singer FOR UPDATE",
+    "load_extension": "SELECT load_extension('evil.so')",
+    "readfile": "SELECT readfile('/etc/passwd')",
+    "read_csv": "SELECT * FROM read_csv('/etc/passwd')",
+    "pg_read_file": "SELECT pg_read_file('/etc/passwd')",
+    "pg_sleep": "SELECT pg_sleep(100)",
+    "explain_analyze": "EXPLAIN ANALYZE DELETE FROM singer",
+    "empty": "  ;  ",
+    "garbage": "SELEC name FORM singer",
+}
+
+
+@pytest.mark.parametrize("sql", ALLOWED)
+def test_allows_read_only_queries(sql: str) -> None:
+    assert check_statement(sql, "sqlite") is not None
+
+
+@pytest.mark.parametrize("name", sorted(REFUSED))
+def test_refuses_every_forbidden_class(name: str) -> None:
+    with pytest.raises(RefusedStatement):
+        check_statement(REFUSED[name], "postgres" if name in {"merge", "set", "select_into", "for_update",
+                                                               "pg_read_file", "pg_sleep", "truncate"} else "sqlite")
+
+
+@pytest.mark.parametrize("sql", ["SELECT * FROM 'data.csv'", "SELECT * FROM read_parquet('x.parquet')",
+                                 "INSTALL httpfs", "LOAD httpfs"])
+def test_duckdb_file_access_refused(sql: str) -> None:
+    with pytest.raises(RefusedStatement):
+        check_statement(sql, "duckdb")
+
+
+def test_mysql_side_effect_functions() -> None:
+    for sql in ["SELECT load_file('/etc/passwd')", "SELECT sleep(10)", "SELECT 1 INTO OUTFILE '/tmp/x'"]:
+        with pytest.raises(RefusedStatement):
+            check_statement(sql, "mysql")

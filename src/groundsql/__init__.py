@@ -10,9 +10,10 @@ A few verbs cover most uses::
 
 from groundsql.answer import Answer, Candidate
 from groundsql.api import ask, connect
+from groundsql.catalog.build import profile_database as profile
 from groundsql.db import Database, Result
 from groundsql.errors import GroundsqlError
 from groundsql.evaluation import evaluate
 
-__all__ = ["Answer", "Candidate", "Database", "GroundsqlError", "Result", "ask", "connect", "evaluate"]
+__all__ = ["Answer", "Candidate", "Database", "GroundsqlError", "Result", "ask", "connect", "evaluate", "profile"]
 __version__ = "0.1.0"

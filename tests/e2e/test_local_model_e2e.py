@@ -50,3 +50,13 @@ def test_cli_ask_json_on_the_demo_database(demo_db: Path) -> None:
     assert payload["rows"] == [[16]]
     usage = payload["usage"]
     assert usage["prompt_tokens"] > 0 and usage["llm_calls"] >= 1 and usage["db_queries"] >= 1
+
+
+def test_real_model_over_postgresql(postgres_database: str, concert_singer: Path, local_model) -> None:
+    from tests.conftest import copy_sqlite_to_server
+
+    copy_sqlite_to_server(concert_singer, postgres_database, tables=["singer"])
+    db = Database(postgres_database)
+    answer = ask("How many singers are there?", db, model=local_model, preset="refine")
+    assert answer.result is not None and answer.result.rows == [(6,)]
+    assert "postgres" in answer.trace.to_list()[0]["messages"][0]["content"].lower()

@@ -14,6 +14,10 @@ log = logging.getLogger("groundsql")
 
 def introspect(db: Database) -> Schema:
     """Tables and views with their columns, declared types, nullability, keys and comments."""
+    if db.backend == "duckdb":
+        # duckdb-engine's inspector breaks on recent DuckDB releases (pg_catalog gaps); DuckDB's own
+        # catalog functions answer the same questions through the guarded path.
+        return _introspect_duckdb(db)
     inspector = sa.inspect(db.engine)
     schema = Schema(dialect=db.dialect)
     names = [(n, False) for n in sorted(inspector.get_table_names())]
@@ -24,7 +28,10 @@ def introspect(db: Database) -> Schema:
     for name, is_view in names:
         if name.startswith("sqlite_"):
             continue
-        schema.tables.append(_table(inspector, name, is_view))
+        try:
+            schema.tables.append(_table(inspector, name, is_view))
+        except sa.exc.SQLAlchemyError as exc:  # e.g. a view over a dropped table
+            log.warning("skipping %s: its columns cannot be read (%s)", name, str(exc).splitlines()[0])
     return schema
 
 
@@ -63,3 +70,41 @@ def _type_name(type_: object) -> str:
         return str(type_)
     except Exception:  # NullType and some dialect types cannot render
         return type(type_).__name__.upper()
+
+
+def _introspect_duckdb(db: Database) -> Schema:
+    schema = Schema(dialect=db.dialect)
+    kinds = db.execute(
+        "SELECT table_name, table_type FROM information_schema.tables "
+        "WHERE table_schema = current_schema() ORDER BY table_type, table_name", max_rows=100_000).rows
+    columns = db.execute(
+        "SELECT table_name, column_name, data_type, is_nullable, \"comment\" FROM duckdb_columns() "
+        "WHERE schema_name = current_schema() AND database_name = current_database() AND NOT internal "
+        "ORDER BY table_name, column_index", max_rows=1_000_000).rows
+    constraints = db.execute(
+        "SELECT table_name, constraint_type, constraint_column_names, referenced_table, referenced_column_names "
+        "FROM duckdb_constraints() WHERE schema_name = current_schema() AND database_name = current_database()",
+        max_rows=100_000).rows
+    comments = dict(db.execute(
+        "SELECT table_name, \"comment\" FROM duckdb_tables() WHERE schema_name = current_schema() "
+        "AND database_name = current_database()", max_rows=100_000).rows)
+    by_table: dict[str, Table] = {}
+    for name, kind in kinds:
+        table = Table(name=name, is_view=kind == "VIEW", comment=comments.get(name) or None)
+        by_table[name] = table
+        schema.tables.append(table)
+    for table_name, name, data_type, nullable, comment in columns:
+        if table_name in by_table:
+            by_table[table_name].columns.append(Column(name=name, type=str(data_type),
+                                                       nullable=nullable in (True, "YES"), comment=comment or None))
+    for table_name, kind, cols, ref_table, ref_cols in constraints:
+        table = by_table.get(table_name)
+        if table is None:
+            continue
+        if kind == "PRIMARY KEY":
+            table.primary_key = list(cols)
+            for column in table.columns:
+                column.primary_key = column.name in table.primary_key
+        elif kind == "FOREIGN KEY" and ref_table:
+            table.foreign_keys.append(ForeignKey(list(cols), ref_table, list(ref_cols or [])))
+    return schema

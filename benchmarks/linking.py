@@ -1,0 +1,182 @@
+"""Schema-linking benchmark: linkers side by side on a seeded sample of questions (SRR/NSR/NSP/NSF, cost).
+
+Gold tables and columns come from each question's gold SQL (sqlglot, `groundsql.evaluation.linking`). Model-free
+linkers run on the whole sample; model-driven ones on its first --model-n questions (they are slow on CPU).
+One JSON line per (linker, question) goes to --jsonl, so a run can be inspected later; the Markdown table is
+printed and written to --results.
+
+    GROUNDSQL_THREADS=1 python benchmarks/linking.py --linkers full,vector,presql,progressive,apex \
+        --n 100 --model-n 10 --model local:qwen2.5-coder-0.5b
+    python benchmarks/linking.py --large --n 50 --linkers vector --model-n 0   # ~800-table schema
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import shlex
+import statistics
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+DATA = REPO.parent / "shared" / "data"
+MODEL_FREE = {"full", "vector"}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--linkers", default="full,vector,presql,progressive,apex",
+                        help="comma-separated linker specs; chain stages with '+' (vector+apex)")
+    parser.add_argument("--dataset", type=Path, default=DATA / "spider")
+    parser.add_argument("--large", action="store_true",
+                        help="use the large-schema dataset (built under --large-dir from Spider dev + train)")
+    parser.add_argument("--large-dir", type=Path, default=Path("/tmp/groundsql_large_schema"))
+    parser.add_argument("--n", type=int, default=100, help="seeded sample size")
+    parser.add_argument("--model-n", type=int, default=10, help="questions for model-driven linkers")
+    parser.add_argument("--seed", type=int, default=2026)
+    parser.add_argument("--model", default="local:qwen2.5-coder-0.5b")
+    parser.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
+                        help="context option for every linker (e.g. vector_k=20); repeatable")
+    parser.add_argument("--jsonl", type=Path, default=None, help="per-question records (default: next to --results)")
+    parser.add_argument("--results", type=Path, default=None, help="Markdown file to write the table into")
+    args = parser.parse_args(argv)
+    command = "python benchmarks/linking.py " + " ".join(shlex.quote(a) for a in (argv or sys.argv[1:]))
+    print(f"$ {command}\nmachine: {machine()}", flush=True)
+
+    from groundsql.evaluation.datasets import load_dataset, select
+
+    dataset_dir = build_large(args.large_dir) if args.large else args.dataset
+    if not (dataset_dir / "dev.json").exists():
+        print(f"dataset not found at {dataset_dir}", file=sys.stderr)
+        return 2
+    dataset = load_dataset(dataset_dir)
+    questions = select(dataset.questions, sample=args.n, seed=args.seed)
+    options = dict(parse_option(o) for o in args.option)
+    jsonl = args.jsonl or (args.results.with_suffix(".jsonl") if args.results else None)
+    rows = []
+    for spec in [s.strip() for s in args.linkers.split(",") if s.strip()]:
+        chain = spec.replace("+", ",")
+        needs_model = not set(chain.split(",")) <= MODEL_FREE
+        chosen = questions[: args.model_n] if needs_model else questions
+        if not chosen:
+            continue
+        records = run_linker(chain, chosen, args.model if needs_model else None, options, jsonl)
+        rows.append(summarise(chain, records, args.model if needs_model else "-"))
+    table = markdown(rows)
+    print(table)
+    if args.results:
+        args.results.parent.mkdir(parents=True, exist_ok=True)
+        header = (f"<!-- written by benchmarks/linking.py -->\n\n$ `{command}`\n\nmachine: {machine()}; "
+                  f"dataset: {dataset_dir.name}, {len(questions)} sampled questions (seed {args.seed})\n\n")
+        args.results.write_text(header + table + "\n")
+    return 0
+
+
+def run_linker(spec: str, questions: list, model_spec: str | None, options: dict, jsonl: Path | None) -> list[dict]:
+    from groundsql.catalog import introspect
+    from groundsql.context import Context
+    from groundsql.db import Database
+    from groundsql.evaluation.linking import gold_schema, linking_scores
+    from groundsql.linking import link
+    from groundsql.models import load_model
+
+    models = {"default": load_model(model_spec)} if model_spec else {}
+    databases: dict[str, tuple] = {}
+    records = []
+    for position, q in enumerate(questions, 1):
+        if q.db_id not in databases:
+            db = Database(str(q.db_path))
+            schema = introspect(db)
+            databases[q.db_id] = (db, schema, {t.name: [c.name for c in t.columns] for t in schema.tables})
+        db, schema, mapping = databases[q.db_id]
+        ctx = Context(question=q.question, db=db, models=models, evidence=q.evidence, options=dict(options),
+                      _schema=schema)
+        started = time.perf_counter()
+        error = None
+        try:
+            linked = link(ctx, spec).as_mapping()
+        except Exception as exc:  # a failed question counts as keeping nothing
+            error = f"{type(exc).__name__}: {exc}"
+            linked = {}
+        seconds = time.perf_counter() - started
+        usage = ctx.trace.usage()
+        scores = linking_scores(gold_schema(q.gold_sql, mapping), linked, mapping)
+        record = {"linker": spec, "id": q.id, "db_id": q.db_id, "question": q.question, "seconds": round(seconds, 2),
+                  "tokens": usage.prompt_tokens + usage.completion_tokens, "llm_calls": usage.llm_calls,
+                  "db_queries": usage.db_queries, "linked": linked, "scores": scores, "error": error,
+                  "kept_tables": len(linked), "kept_columns": sum(len(c) for c in linked.values())}
+        records.append(record)
+        if jsonl:
+            jsonl.parent.mkdir(parents=True, exist_ok=True)
+            with jsonl.open("a") as handle:
+                handle.write(json.dumps(record, default=str) + "\n")
+        table = scores["table"]
+        print(f"  {spec} [{position}/{len(questions)}] q{q.id} table SRR {table['srr']:.0f} "
+              f"kept {record['kept_tables']}t/{record['kept_columns']}c {seconds:.1f}s {record['tokens']} tok"
+              + (f" ERROR {error}" if error else ""), flush=True)
+    for db, _, _ in databases.values():
+        db.close()
+    return records
+
+
+def summarise(spec: str, records: list[dict], model: str) -> dict:
+    def mean(level: str, metric: str) -> float:
+        values = [r["scores"][level][metric] for r in records if r["scores"][level] is not None]
+        return 100 * statistics.fmean(values) if values else float("nan")
+
+    return {
+        "linker": spec, "model": model, "n": len(records),
+        **{f"{level[0]}_{m}": mean(level, m) for level in ("table", "column") for m in ("srr", "nsr", "nsp", "nsf")},
+        "tables": statistics.fmean(r["kept_tables"] for r in records),
+        "columns": statistics.fmean(r["kept_columns"] for r in records),
+        "tokens": statistics.fmean(r["tokens"] for r in records),
+        "calls": statistics.fmean(r["llm_calls"] for r in records),
+        "seconds": statistics.fmean(r["seconds"] for r in records),
+        "errors": sum(1 for r in records if r["error"]),
+    }
+
+
+def markdown(rows: list[dict]) -> str:
+    head = ("| linker | model | n | table SRR | NSR | NSP | NSF | column SRR | NSR | NSP | NSF | kept tables | "
+            "kept columns | tokens/q | calls/q | s/q | errors |")
+    lines = [head, "|" + "---|" * (head.count("|") - 1)]
+    for r in rows:
+        cells = [r["linker"], r["model"], str(r["n"])]
+        cells += [f"{r[k]:.1f}" for k in ("t_srr", "t_nsr", "t_nsp", "t_nsf", "c_srr", "c_nsr", "c_nsp", "c_nsf")]
+        cells += [f"{r['tables']:.1f}", f"{r['columns']:.1f}", f"{r['tokens']:.0f}", f"{r['calls']:.1f}",
+                  f"{r['seconds']:.1f}", str(r["errors"])]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def build_large(target: Path) -> Path:
+    """The large-schema dataset (Spider dev + train databases in one file), built once."""
+    if not (target / "dev.json").exists():
+        from groundsql.evaluation.large_schema import make_large_schema
+
+        train = DATA / "spider_train"
+        report = make_large_schema(target, spider=DATA / "spider", train=train if train.exists() else None)
+        print(f"built {report.path}: {report.tables} tables, {report.columns} columns, {report.questions} "
+              f"questions ({len(report.dropped)} dropped)", flush=True)
+    return target
+
+
+def parse_option(text: str) -> tuple[str, object]:
+    key, _, value = text.partition("=")
+    try:
+        return key.strip(), json.loads(value)
+    except json.JSONDecodeError:
+        return key.strip(), value
+
+
+def machine() -> str:
+    threads = os.environ.get("GROUNDSQL_THREADS", "default")
+    return f"{platform.machine()} {platform.system()}, {os.cpu_count()} cores, GROUNDSQL_THREADS={threads}"
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,184 @@
+"""`groundsql eval`: run benchmarks, score predictions, compare runs, build the large-schema dataset."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+from groundsql.cli.app import cli
+from groundsql.models import DEFAULT_MODEL, SPEC_HELP
+
+
+class EvalGroup(click.Group):
+    """`groundsql eval DATASET …` is short for `groundsql eval run DATASET …`."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if args and args[0] not in self.commands and args[0] not in ("-h", "--help"):
+            args = ["run", *args]
+        return super().parse_args(ctx, args)
+
+
+@cli.group("eval", cls=EvalGroup)
+def eval_group() -> None:
+    """Measure accuracy, schema linking, cost and latency on Spider- and BIRD-format benchmarks.
+
+    \b
+    Examples:
+      groundsql eval ../shared/data/spider --preset baseline --model local:qwen2.5-coder-0.5b \\
+          --sample 20 --seed 1 --out runs/baseline-05b
+      groundsql eval ../shared/data/spider --predictions preds.jsonl --out runs/preds
+      groundsql eval compare runs/a runs/b
+      groundsql eval make-large-schema --out runs/large
+    """
+
+
+@eval_group.command("run")
+@click.argument("dataset", type=click.Path(exists=True, path_type=Path))
+@click.option("--preset", default="baseline", show_default=True, help="Pipeline to run per question.")
+@click.option("--model", "model_spec", default=DEFAULT_MODEL, show_default=True, metavar="SPEC",
+              help=f"Model: {SPEC_HELP}.")
+@click.option("--samples", type=int, default=1, show_default=True,
+              help="Candidates per question where the preset samples (reports EX@K and Pass@K).")
+@click.option("--workers", type=int, default=1, show_default=True, help="Questions run concurrently (API models).")
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Run directory (results.jsonl, summary.json, report.md, plots); an existing one is resumed.")
+@click.option("--predictions", type=click.Path(exists=True, dir_okay=False, path_type=Path), default=None,
+              help='Score SQL from a JSON Lines file of {"id": …, "sql": …} instead of running a model.')
+@click.option("--stage", type=click.Choice(["full", "link"]), default="full", show_default=True,
+              help="full: answer and score; link: run only schema linking and score it.")
+@click.option("--linker", default=None, metavar="SPEC", help="Linker (or comma chain) for --stage link / presets.")
+@click.option("--db", "db_ids", multiple=True, metavar="DB_ID", help="Only questions on this database (repeatable).")
+@click.option("--ids", default=None, metavar="ID,ID", help="Only these question ids (comma-separated).")
+@click.option("--limit", type=int, default=None, help="At most this many questions (after the other filters).")
+@click.option("--sample", type=int, default=None, metavar="N", help="A random sample of N questions.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed for --sample.")
+@click.option("--keep-distinct", is_flag=True, help="Spider rules: keep DISTINCT (the official default removes it).")
+@click.option("--json", "as_json", is_flag=True, help="Print the summary as one JSON object.")
+def run_command(dataset, preset, model_spec, samples, workers, out, predictions, stage, linker, db_ids, ids, limit,
+                sample, seed, keep_distinct, as_json):
+    """Run PRESET on every selected question of DATASET (or score --predictions) and report."""
+    from groundsql.evaluation import evaluate
+
+    filters = {"db": list(db_ids) or None, "ids": [i for i in (ids or "").split(",") if i.strip()] or None,
+               "limit": limit, "sample": sample, "seed": seed, "stage": stage, "linker": linker,
+               "keep_distinct": keep_distinct}
+    with _ProgressBar(enabled=not as_json) as bar:
+        summary = evaluate(dataset, preset=preset, model=None if predictions else model_spec, samples=samples,
+                           workers=workers, out=out, predictions=predictions, progress=bar.update, **filters)
+    if as_json:
+        click.echo(json.dumps(summary))
+        return
+    _print_summary(summary)
+    if out is not None:
+        click.echo(f"results: {out / 'results.jsonl'}  summary: {out / 'summary.json'}  report: {out / 'report.md'}")
+
+
+@eval_group.command("report")
+@click.argument("run_dir", type=click.Path(exists=True, file_okay=False, path_type=Path))
+def report_command(run_dir):
+    """Rewrite summary.json, report.md and the plots of RUN_DIR (also works on a partial run)."""
+    from groundsql.evaluation.report import write_report
+
+    click.echo(f"wrote {write_report(run_dir)}")
+
+
+@eval_group.command("compare")
+@click.argument("run_dirs", nargs=-1, required=True, type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Also write the comparison to this Markdown file.")
+@click.option("--json", "as_json", is_flag=True, help="Print the comparison as one JSON object.")
+def compare_command(run_dirs, out, as_json):
+    """Put runs side by side, with the questions each run alone got right."""
+    from groundsql.evaluation.compare import compare_runs, comparison_markdown
+
+    comparison = compare_runs(list(run_dirs))
+    if as_json:
+        click.echo(json.dumps(comparison))
+        return
+    text = comparison_markdown(comparison)
+    click.echo(text)
+    if out is not None:
+        out.write_text(text, encoding="utf-8")
+
+
+@eval_group.command("make-large-schema")
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True,
+              help="Directory to write (dev.json, tables.json, database/<name>/<name>.sqlite).")
+@click.option("--spider", type=click.Path(exists=True, file_okay=False, path_type=Path),
+              default=Path("../shared/data/spider"), show_default=True, help="Spider dev dataset.")
+@click.option("--train", type=click.Path(exists=True, file_okay=False, path_type=Path),
+              default=Path("../shared/data/spider_train"), show_default=True, help="Further Spider databases.")
+@click.option("--name", default="spider_large", show_default=True, help="The combined database's id.")
+def make_large_schema_command(out, spider, train, name):
+    """Build one database holding the tables of many Spider databases, with rewritten gold SQL."""
+    from groundsql.evaluation.large_schema import make_large_schema
+
+    report = make_large_schema(out, spider=spider, train=train, name=name)
+    click.echo(f"wrote {report.path}: {report.databases} databases, {report.tables} tables, {report.columns} "
+               f"columns, {report.questions} questions ({len(report.dropped)} dropped)")
+    for item in report.dropped:
+        click.echo(f"  dropped question {item['id']} ({item['db_id']}): {item['reason']}", err=True)
+
+
+def _print_summary(summary: dict) -> None:
+    run = summary.get("run", {})
+    click.echo(f"{run.get('preset') or run.get('stage', '')} · {run.get('model') or ''}".strip(" ·"))
+    if summary["ex"] is not None:
+        click.echo(f"EX {summary['ex']:.1f}% ({summary['correct']}/{summary['n']})")
+        for level, row in summary["by_difficulty"].items():
+            click.echo(f"  {level:<12} {row['ex']:5.1f}%  ({row['correct']}/{row['n']})")
+    else:
+        click.echo(f"{summary['n']} questions linked (no SQL scored)")
+    if "ex_at_k" in summary:
+        click.echo(f"EX@{summary['k']} {summary['ex_at_k']:.1f}%  Pass@{summary['k']} {summary['pass_at_k']:.1f}%")
+    if summary.get("failures"):
+        click.echo("wrong answers: " + ", ".join(f"{k} {v}" for k, v in summary["failures"].items()))
+    for level, row in (summary.get("linking") or {}).items():
+        if isinstance(row, dict):
+            click.echo(f"linking ({level}): SRR {row['srr']:.1f} NSR {row['nsr']:.1f} NSP {row['nsp']:.1f} "
+                       f"NSF {row['nsf']:.1f}")
+    per_q, lat = summary["usage"]["per_question"], summary["latency_s"]
+    click.echo(f"per question: {per_q['prompt_tokens']:.0f}+{per_q['completion_tokens']:.0f} tokens, "
+               f"{per_q['llm_calls']:.1f} model calls, {per_q['db_queries']:.1f} queries; "
+               f"latency p50 {lat['p50']:.2f}s p90 {lat['p90']:.2f}s p95 {lat['p95']:.2f}s")
+
+
+class _ProgressBar:
+    """A rich progress bar showing running accuracy, tokens and ETA (silent when disabled)."""
+
+    def __init__(self, enabled: bool = True) -> None:
+        self.enabled = enabled
+        self.correct = 0
+        self.seen = 0
+        self.tokens = 0
+        self._progress = None
+        self._task = None
+
+    def __enter__(self) -> _ProgressBar:
+        if self.enabled:
+            from rich.console import Console
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+            self._progress = Progress(TextColumn("eval"), BarColumn(), MofNCompleteColumn(),
+                                      TextColumn("EX {task.fields[ex]}"), TextColumn("{task.fields[tokens]} tok"),
+                                      TextColumn("ETA"), TimeRemainingColumn(), console=Console(stderr=True))
+            self._progress.start()
+        return self
+
+    def update(self, record: dict, finished: int, total: int) -> None:
+        self.seen += 1
+        self.correct += 1 if record.get("correct") else 0
+        usage = record.get("usage") or {}
+        self.tokens += int(usage.get("prompt_tokens", 0)) + int(usage.get("completion_tokens", 0))
+        if self._progress is None:
+            return
+        if self._task is None:
+            self._task = self._progress.add_task("eval", total=total, completed=finished - 1, ex="–", tokens=0)
+        self._progress.update(self._task, completed=finished, ex=f"{100 * self.correct / self.seen:.1f}%",
+                              tokens=self.tokens)
+
+    def __exit__(self, *exc: object) -> None:
+        if self._progress is not None:
+            self._progress.stop()

@@ -1,0 +1,306 @@
+"""Run a preset over benchmark questions (or score given SQL), one appended result line per question."""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from groundsql.db import Database
+from groundsql.errors import ConfigError, GroundsqlError, ModelNotInstalled
+from groundsql.evaluation.datasets import Dataset, Question, load_dataset, select
+from groundsql.evaluation.linking import Schema, gold_schema, linking_scores
+from groundsql.evaluation.results import (
+    RESULTS_FILE,
+    SUMMARY_FILE,
+    ResultsWriter,
+    check_resumable,
+    read_results,
+)
+from groundsql.evaluation.scoring import Scorer
+from groundsql.evaluation.summary import summarize
+from groundsql.models import Model, load_model
+
+log = logging.getLogger("groundsql")
+
+#: Called after each finished question with (record, finished so far, total to do).
+Progress = Callable[[dict[str, Any], int, int], None]
+
+
+@dataclass
+class EvalOptions:
+    """What to run and on which questions. `predictions` switches to scoring given SQL with no model."""
+
+    preset: str = "baseline"
+    model: str | Model | None = None  # a spec, or a loaded model (e.g. one already warmed up)
+    samples: int = 1
+    workers: int = 1
+    stage: str = "full"  # "full" runs the preset; "link" runs only schema linking
+    linker: str | None = None
+    predictions: str | None = None
+    keep_distinct: bool = False
+    db: list[str] | None = None
+    ids: list[str] | None = None
+    limit: int | None = None
+    sample: int | None = None
+    seed: int = 0
+    options: dict[str, Any] = field(default_factory=dict)
+
+
+class _Schemas:
+    """Table → columns of each database, read once (for linking metrics)."""
+
+    def __init__(self) -> None:
+        self._cache: dict[Path, Schema] = {}
+        self._lock = threading.Lock()
+
+    def get(self, db: Database, path: Path) -> Schema:
+        with self._lock:
+            if path not in self._cache:
+                from groundsql.catalog import introspect
+
+                schema = introspect(db)
+                self._cache[path] = {t.name: [c.name for c in t.columns] for t in schema.tables}
+            return self._cache[path]
+
+
+def run_evaluation(dataset: Dataset | str | Path, options: EvalOptions, out: str | Path | None = None, *,
+                   progress: Progress | None = None) -> dict[str, Any]:
+    """Evaluate every selected question not already in `out`, then write `summary.json` and return it.
+
+    Args:
+        dataset: a `Dataset` or a Spider/BIRD dataset path.
+        options: preset, model, filters, workers…
+        out: the run directory; an existing one is resumed (same settings required). None keeps results in memory.
+        progress: called after each question finishes.
+
+    Returns:
+        The summary (see `summarize`).
+    """
+    data = dataset if isinstance(dataset, Dataset) else load_dataset(dataset)
+    questions = select(data.questions, db=options.db, ids=options.ids, sample=options.sample, seed=options.seed,
+                       limit=options.limit)
+    if not questions:
+        raise ConfigError("no question matches the filters")
+    config = _config(data, options)
+    records: list[dict[str, Any]] = []
+    writer: ResultsWriter | None = None
+    if out is not None:
+        out = Path(out)
+        check_resumable(out, config)
+        records = read_results(out / RESULTS_FILE, repair=True)
+        writer = ResultsWriter(out / RESULTS_FILE)
+    wanted = {str(q.id) for q in questions}
+    done = {str(r["id"]) for r in records}
+    records = [r for r in records if str(r["id"]) in wanted]
+    todo = [q for q in questions if str(q.id) not in done]
+    if done & wanted:
+        log.info("resuming: %d of %d questions already done", len(done & wanted), len(questions))
+    scorer = Scorer("bird" if data.kind == "bird" else "spider", keep_distinct=options.keep_distinct)
+    job = _Job(data, options, scorer)
+    try:
+        finished = len(records)
+
+        def record_done(record: dict[str, Any]) -> None:
+            nonlocal finished
+            records.append(record)
+            if writer is not None:
+                writer.write(record)
+            finished += 1
+            if progress is not None:
+                progress(record, finished, len(questions))
+
+        if options.workers <= 1 or options.predictions:
+            for question in todo:
+                record_done(job.evaluate(question))
+        else:
+            with ThreadPoolExecutor(max_workers=options.workers) as pool:
+                futures = [pool.submit(job.evaluate, q) for q in todo]
+                try:
+                    for future in as_completed(futures):
+                        record_done(future.result())
+                except BaseException:
+                    for future in futures:
+                        future.cancel()
+                    raise
+    finally:
+        if writer is not None:
+            writer.close()
+        scorer.close()
+        job.close()
+    order = {str(q.id): i for i, q in enumerate(questions)}
+    records.sort(key=lambda r: order.get(str(r["id"]), 0))
+    summary = summarize(records, config)
+    if out is not None:
+        (Path(out) / SUMMARY_FILE).write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
+    return summary
+
+
+def _config(data: Dataset, options: EvalOptions) -> dict[str, Any]:
+    return {
+        "dataset": str(data.root), "kind": data.kind,
+        "preset": None if options.predictions else options.preset,
+        "model": None if options.predictions else _model_spec(options.model),
+        "samples": options.samples, "stage": "score" if options.predictions else options.stage,
+        "linker": options.linker, "predictions": options.predictions,
+        "filters": {"db": options.db, "ids": options.ids, "limit": options.limit, "sample": options.sample,
+                    "seed": options.seed},
+        "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+    }
+
+
+class _Job:
+    """Evaluates single questions; shared by the worker threads."""
+
+    def __init__(self, data: Dataset, options: EvalOptions, scorer: Scorer) -> None:
+        self.data = data
+        self.options = options
+        self.scorer = scorer
+        self.schemas = _Schemas()
+        self._databases: dict[Path, Database] = {}
+        self._lock = threading.Lock()
+        self._description_cache: dict[str, dict[str, dict[str, str]]] = {}
+        self.predictions = _read_predictions(options.predictions) if options.predictions else None
+        self.model: Model | None = None
+        if self.predictions is None:
+            self.model = options.model if isinstance(options.model, Model) else load_model(options.model)
+
+    def close(self) -> None:
+        for database in self._databases.values():
+            database.close()
+
+    def database(self, path: Path) -> Database:
+        with self._lock:
+            if path not in self._databases:
+                self._databases[path] = Database(str(path))
+            return self._databases[path]
+
+    def _descriptions(self, db_id: str) -> dict[str, dict[str, str]]:
+        with self._lock:
+            if db_id not in self._description_cache:
+                self._description_cache[db_id] = self.data.descriptions(db_id)
+            return self._description_cache[db_id]
+
+    def evaluate(self, q: Question) -> dict[str, Any]:
+        record: dict[str, Any] = {"id": q.id, "db_id": q.db_id, "question": q.question, "difficulty": q.difficulty,
+                                  "gold_sql": q.gold_sql, "sql": "", "correct": False, "failure": None,
+                                  "error": None, "pipeline_error": None,
+                                  "usage": {"prompt_tokens": 0, "completion_tokens": 0, "llm_calls": 0,
+                                            "db_queries": 0},
+                                  "elapsed_s": 0.0}
+        if self.predictions is not None:
+            return self._score_given(q, record)
+        return self._run_pipeline(q, record)
+
+    # -- predictions mode --------------------------------------------------------------------------
+
+    def _score_given(self, q: Question, record: dict[str, Any]) -> dict[str, Any]:
+        assert self.predictions is not None
+        given = self.predictions.get(str(q.id))
+        if given is None:
+            record.update(failure="malformed", error="no prediction for this question")
+            return record
+        record["sql"] = given.get("sql") or ""
+        self._score(q, record, given.get("linked_schema"), [])
+        return record
+
+    # -- pipeline mode -----------------------------------------------------------------------------
+
+    def _run_pipeline(self, q: Question, record: dict[str, Any]) -> dict[str, Any]:
+        from groundsql.context import Context
+        from groundsql.pipelines import run
+
+        if q.db_path is None:
+            record.update(failure="execution_error", pipeline_error="database file not found",
+                          error=f"database {q.db_id} is not in {self.data.root}")
+            return record
+        options = dict(self.options.options)
+        if self.options.linker:
+            options["linker"] = self.options.linker
+        descriptions = self._descriptions(q.db_id)
+        if descriptions:
+            options.setdefault("column_descriptions", descriptions)
+        ctx = Context(question=q.question, db=self.database(q.db_path), models={"default": self.model},
+                      evidence=q.evidence, samples=self.options.samples, options=options)
+        started = time.perf_counter()
+        linked: Schema | None = None
+        candidates: list[str] = []
+        try:
+            if self.options.stage == "link":
+                from groundsql.linking import link
+
+                linked = link(ctx, self.options.linker or "full").as_mapping()
+            else:
+                answer = run(ctx, self.options.preset)
+                record["sql"] = answer.sql or ""
+                record["pipeline_error"] = None
+                record["error"] = answer.error
+                linked = answer.linked_schema
+                candidates = [c.sql for c in answer.candidates]
+        except ModelNotInstalled:
+            raise  # no question can succeed; stop instead of recording the same failure everywhere
+        except GroundsqlError as exc:
+            record["pipeline_error"] = record["error"] = str(exc)
+        except Exception as exc:  # one broken question must not end a long run; it is recorded, not hidden
+            log.exception("question %s failed", q.id)
+            record["pipeline_error"] = record["error"] = f"{type(exc).__name__}: {exc}"
+        record["elapsed_s"] = round(time.perf_counter() - started, 3)
+        record["usage"] = ctx.trace.usage().to_dict()
+        if self.options.stage == "link":
+            record["correct"] = None
+            self._link_scores(q, record, linked)
+            return record
+        self._score(q, record, linked, candidates)
+        return record
+
+    def _score(self, q: Question, record: dict[str, Any], linked: Schema | None, candidates: list[str]) -> None:
+        verdict = self.scorer.score(q.db_path, q.gold_sql, record["sql"])
+        record["correct"] = verdict.correct
+        record["failure"] = verdict.failure
+        if verdict.error and not record.get("error"):
+            record["error"] = verdict.error
+        if len(candidates) > 1:
+            marks = [self.scorer.score(q.db_path, q.gold_sql, sql).correct for sql in candidates]
+            record["candidates"] = [{"sql": sql, "correct": ok} for sql, ok in zip(candidates, marks)]
+            record["ex_at_k"] = sum(marks) / len(marks)
+            record["pass_at_k"] = any(marks)
+        self._link_scores(q, record, linked)
+
+    def _link_scores(self, q: Question, record: dict[str, Any], linked: Schema | None) -> None:
+        if linked is None or q.db_path is None:
+            return
+        schema = self.schemas.get(self.database(q.db_path), q.db_path)
+        record["linked_schema"] = linked
+        record["linking"] = linking_scores(gold_schema(q.gold_sql, schema), linked, schema)
+        record["linked_columns"] = sum(len(cols) or len(schema.get(t, [])) for t, cols in linked.items())
+
+
+def _model_spec(model: str | Model | None) -> str:
+    if isinstance(model, Model):
+        return model.spec
+    from groundsql.models import DEFAULT_MODEL
+
+    return model or DEFAULT_MODEL
+
+
+def _read_predictions(path: str) -> dict[str, dict[str, Any]]:
+    """{id: {"sql": ..., "linked_schema": ...}} from a JSON Lines file."""
+    file = Path(path)
+    if not file.is_file():
+        raise ConfigError(f"predictions file not found: {file}")
+    found: dict[str, dict[str, Any]] = {}
+    for number, line in enumerate(file.read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            item = json.loads(line)
+            found[str(item["id"])] = item
+        except (ValueError, KeyError, TypeError):
+            raise ConfigError(f"{file}:{number}: expected a JSON object with 'id' and 'sql'") from None
+    return found

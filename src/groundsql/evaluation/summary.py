@@ -1,0 +1,87 @@
+"""Aggregate per-question records into the `summary.json` contract."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from typing import Any
+
+from groundsql.evaluation.hardness import LEVELS
+from groundsql.evaluation.scoring import FAILURES
+
+BIRD_LEVELS = ("simple", "moderate", "challenging")
+USAGE_KEYS = ("prompt_tokens", "completion_tokens", "llm_calls", "db_queries")
+LINK_METRICS = ("srr", "nsr", "nsp", "nsf")
+
+
+def percentile(values: Sequence[float], q: float) -> float:
+    """The q-th percentile (0..100) by linear interpolation between closest ranks."""
+    if not values:
+        return 0.0
+    ordered = sorted(values)
+    position = (len(ordered) - 1) * q / 100
+    low = int(position)
+    high = min(low + 1, len(ordered) - 1)
+    return ordered[low] + (ordered[high] - ordered[low]) * (position - low)
+
+
+def _pct(numerator: float, denominator: int) -> float:
+    return round(100.0 * numerator / denominator, 2) if denominator else 0.0
+
+
+def summarize(records: list[dict[str, Any]], config: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The run's headline numbers: EX, per-difficulty EX, EX@K/Pass@K, failures, usage, latency, linking."""
+    n = len(records)
+    correct = sum(1 for r in records if r.get("correct"))
+    scored = any(r.get("correct") is not None for r in records)  # a linking-only run answers no SQL
+    summary: dict[str, Any] = {"n": n, "correct": correct, "ex": _pct(correct, n) if scored or not n else None}
+    if config:
+        summary["run"] = {k: config.get(k) for k in ("dataset", "preset", "model", "samples", "stage", "linker",
+                                                     "predictions") if config.get(k) is not None}
+
+    levels = [lv for lv in (*LEVELS, *BIRD_LEVELS) if any(r.get("difficulty") == lv for r in records)]
+    levels += sorted({r.get("difficulty") or "unknown" for r in records} - set(levels))
+    summary["by_difficulty"] = {}
+    for lv in levels:
+        group = [r for r in records if (r.get("difficulty") or "unknown") == lv]
+        hits = sum(1 for r in group if r.get("correct"))
+        summary["by_difficulty"][lv] = {"n": len(group), "correct": hits, "ex": _pct(hits, len(group))}
+
+    sampled = [r for r in records if r.get("ex_at_k") is not None]
+    if sampled:
+        summary["k"] = max(len(r.get("candidates") or []) for r in sampled)
+        summary["ex_at_k"] = _pct(sum(r["ex_at_k"] for r in sampled), len(sampled))
+        summary["pass_at_k"] = _pct(sum(1 for r in sampled if r.get("pass_at_k")), len(sampled))
+
+    failures = Counter(r.get("failure") for r in records if not r.get("correct"))
+    summary["failures"] = {f: failures.get(f, 0) for f in FAILURES if failures.get(f)}
+    summary["pipeline_errors"] = sum(1 for r in records if r.get("pipeline_error"))
+
+    totals = {k: sum(int((r.get("usage") or {}).get(k, 0)) for r in records) for k in USAGE_KEYS}
+    summary["usage"] = {"total": totals,
+                        "per_question": {k: round(v / n, 2) if n else 0.0 for k, v in totals.items()}}
+
+    latencies = [float(r.get("elapsed_s") or 0.0) for r in records]
+    summary["latency_s"] = {"mean": round(sum(latencies) / n, 3) if n else 0.0,
+                            **{f"p{q}": round(percentile(latencies, q), 3) for q in (50, 90, 95)},
+                            "max": round(max(latencies), 3) if latencies else 0.0,
+                            "total": round(sum(latencies), 2)}
+
+    linking = _linking(records)
+    if linking:
+        summary["linking"] = linking
+    return summary
+
+
+def _linking(records: list[dict[str, Any]]) -> dict[str, Any]:
+    result: dict[str, Any] = {}
+    for level in ("table", "column"):
+        scores = [r["linking"][level] for r in records if r.get("linking") and r["linking"].get(level)]
+        if scores:
+            result[level] = {m: _pct(sum(s[m] for s in scores), len(scores)) for m in LINK_METRICS}
+            result[level]["n"] = len(scores)
+    if result:
+        sizes = [r["linked_columns"] for r in records if r.get("linked_columns") is not None]
+        if sizes:
+            result["mean_columns_kept"] = round(sum(sizes) / len(sizes), 1)
+    return result

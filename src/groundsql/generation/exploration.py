@@ -1,0 +1,230 @@
+"""The exploration loop (APEX-SQL §3.3.2): explore, refine the plan, write SQL, confirm — within a budget.
+
+Each turn rebuilds the prompt from a consolidated state (exploratory queries with their compressed results,
+the latest plan, the latest SQL and its outcome) instead of the whole chat history, so prompts stay short and
+share a long constant prefix (the embedded model reuses its cache for it). Near the action or token limit
+the model is told to write SQL; replies that follow no format are repaired or asked again, never fatal.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from groundsql.answer import Candidate
+from groundsql.context import Context
+from groundsql.errors import ModelError
+from groundsql.generation.actions import Action, parse_action
+from groundsql.generation.diagnosis import diagnose
+from groundsql.generation.direct import evidence_block
+from groundsql.generation.refinement import execute_candidate
+from groundsql.prompts import dialect_name, render
+
+log = logging.getLogger("groundsql")
+
+MAX_ACTIONS = 6
+MAX_TOKENS = 12000  # prompt + completion tokens per sample
+REPLY_TOKENS = 320
+EXPLORE_ROWS = 100
+KEEP_OBSERVATIONS = 4  # consolidation keeps the latest exploratory results only
+OBSERVATION_CHARS = 700
+PLAN_CHARS = 600
+
+StepListener = Callable[[str, dict], None]
+
+
+@dataclass
+class Budget:
+    actions: int = MAX_ACTIONS
+    tokens: int = MAX_TOKENS
+
+    @classmethod
+    def from_options(cls, options: dict) -> Budget:
+        return cls(actions=int(options.get("max_actions", MAX_ACTIONS)),
+                   tokens=int(options.get("max_explore_tokens", MAX_TOKENS)))
+
+
+@dataclass
+class Observation:
+    sql: str
+    text: str
+
+
+@dataclass
+class ExplorationState:
+    plan: str = ""
+    initial_plan: str = ""  # shown in the constant prompt prefix; the state repeats only a revised plan
+    observations: list[Observation] = field(default_factory=list)
+    attempts: list[Candidate] = field(default_factory=list)  # every [SQL], in order
+    feedback: str = ""  # what the last [SQL] returned, or why it failed
+    confirmed: bool = False
+    actions: int = 0
+    tokens: int = 0
+    invalid: int = 0
+    log: list[dict] = field(default_factory=list)
+
+    @property
+    def last(self) -> Candidate | None:
+        return self.attempts[-1] if self.attempts else None
+
+
+def explore(ctx: Context, schema_text: str, *, tips: str = "", plan: str = "", role: str = "generator",
+            sample: int = 0, temperature: float = 0.0, budget: Budget | None = None,
+            listener: StepListener | None = None) -> Candidate:
+    """Run one exploration trajectory and return its candidate (the confirmed SQL, else the best attempt).
+
+    Args:
+        ctx: the question's context; every call and query is recorded on its trace.
+        schema_text: the linked schema as prompt text.
+        tips: retrieved guidance (bullet list), may be empty.
+        plan: the realization-path plan, may be empty.
+        role: the model role to call (an expert's role for multi-model runs).
+        sample: index of this trajectory (varies the seed and names the step on the trace).
+        temperature: sampling temperature of this trajectory.
+        budget: action and token limits; SQL is forced on the last action or near the token limit.
+        listener: called with (event, data) after every action, for live display.
+    """
+    budget = budget or Budget.from_options(ctx.options)
+    dialect = dialect_name(ctx.db.dialect)
+    state = ExplorationState(plan=plan[:PLAN_CHARS], initial_plan=plan[:PLAN_CHARS])
+    system = render("explore_system", dialect=dialect)
+    task = render("explore_task", dialect=dialect, schema=schema_text, evidence_block=evidence_block(ctx),
+                  tips_block=f"Tips:\n{tips}\n\n" if tips else "",
+                  plan_block=f"Plan:\n{state.plan}\n" if state.plan else "", question=ctx.question)
+    step = f"explore:{sample}"
+    while state.actions < budget.actions and not state.confirmed:
+        forced = state.actions >= budget.actions - 1 or state.tokens >= budget.tokens * 0.85
+        messages = [{"role": "system", "content": system},
+                    {"role": "user", "content": task + "\n\n" + _state_text(state, budget, forced)}]
+        try:
+            completion = ctx.chat(step, messages, role=role, temperature=temperature, max_tokens=REPLY_TOKENS,
+                                  seed=1000 * sample + state.actions)
+        except ModelError as exc:
+            log.warning("exploration stopped: %s", exc)
+            state.log.append({"action": "ERROR", "error": str(exc)})
+            break
+        state.actions += 1
+        state.tokens += completion.prompt_tokens + completion.completion_tokens
+        action = parse_action(completion.text, ctx.db.dialect)
+        if forced and action.kind not in ("SQL", "CONFIRM"):
+            action = _force_sql(action, completion.text, ctx.db.dialect)
+        _apply(ctx, state, action, sample, listener)
+    return _result(ctx, state, sample, role)
+
+
+def _apply(ctx: Context, state: ExplorationState, action: Action, sample: int,
+           listener: StepListener | None) -> None:
+    record: dict = {"action": action.kind}
+    if action.repaired:
+        record["repaired"] = action.repaired
+    if action.kind == "EXPLORE":
+        record["queries"] = []
+        for sql in action.queries:
+            if any(o.sql == sql for o in state.observations):
+                continue
+            result, error = ctx.try_query(sql, step=f"explore:{sample}:probe", max_rows=EXPLORE_ROWS)
+            text = result.summary() if result is not None else f"error: {error}"
+            state.observations.append(Observation(sql=sql, text=_clip(text, OBSERVATION_CHARS)))
+            record["queries"].append({"sql": sql, "rows": result.row_count if result else None, "error": error})
+        del state.observations[:-KEEP_OBSERVATIONS]
+    elif action.kind == "REFINE":
+        state.plan = _clip(action.body, PLAN_CHARS)
+        record["plan"] = state.plan
+    elif action.kind == "SQL" or (action.kind == "CONFIRM" and action.sql and _is_new(state, action.sql)):
+        _run_sql(ctx, state, action.sql, sample)
+        record["sql"] = action.sql
+        record["ok"] = state.last.ok if state.last else False
+    elif action.kind == "CONFIRM":
+        if state.last is not None and state.last.ok:
+            state.confirmed = True
+        else:
+            state.feedback = "There is no working query to confirm yet; write one with [SQL]."
+        record["confirmed"] = state.confirmed
+    else:
+        state.invalid += 1
+        state.feedback = "Your last reply had no action. Start the reply with [EXPLORE], [REFINE], [SQL] or [CONFIRM]."
+    state.log.append(record)
+    ctx.trace.note("explore_step", sample=sample, **record)
+    if listener is not None:
+        listener("explore_step", {"sample": sample, **record})
+
+
+def _run_sql(ctx: Context, state: ExplorationState, sql: str, sample: int) -> None:
+    if state.last is not None and state.last.sql == sql and state.last.ok:
+        state.confirmed = True  # the same working query twice reads as a confirmation
+        return
+    candidate = execute_candidate(ctx, sql, source="explore")
+    state.attempts.append(candidate)
+    verdict = diagnose(candidate.sql, candidate.result, candidate.error, ctx.schema)
+    if candidate.error:
+        state.feedback = f"{verdict.problem}\n{verdict.hint}".strip()
+    else:
+        state.feedback = _clip(candidate.result.summary(threshold=10, head=5), OBSERVATION_CHARS)
+        if verdict.kind != "ok":
+            state.feedback += f"\nNote: {verdict.problem} {verdict.hint}".rstrip()
+
+
+def _force_sql(action: Action, reply: str, dialect: str) -> Action:
+    """On the last turn any query in the reply becomes the answer; otherwise the turn is lost."""
+    from groundsql.generation.extract import extract_sql
+
+    sql = action.sql if action.kind == "EXPLORE" and action.queries else extract_sql(reply, dialect)
+    if sql:
+        return Action(kind="SQL", body=reply, queries=[sql], repaired=f"{action.kind} on the last turn read as [SQL]")
+    return action
+
+
+def _is_new(state: ExplorationState, sql: str) -> bool:
+    return state.last is None or state.last.sql != sql
+
+
+def _state_text(state: ExplorationState, budget: Budget, forced: bool) -> str:
+    lines = []
+    if state.observations:
+        lines.append("Exploration results:")
+        for index, obs in enumerate(state.observations, 1):
+            lines.append(f"{index}. {obs.sql}\n{obs.text}")
+    history = "\n".join(lines)
+    plan_line = f"Current plan:\n{state.plan}\n" if state.plan and state.plan != state.initial_plan else ""
+    last = ""
+    if state.last is not None:
+        last = f"Your last query:\n```sql\n{state.last.sql}\n```\n{state.feedback}\n"
+    elif state.feedback:
+        last = state.feedback + "\n"
+    left = budget.actions - state.actions
+    if forced:
+        instruction = "This is your last turn: reply with [SQL] and the final query."
+    elif state.last is not None and state.last.ok:
+        instruction = f"{left} turns left. If this result answers the question reply [CONFIRM], else fix it with [SQL]."
+    else:
+        instruction = f"{left} turns left. Reply with one tag."
+    return render("explore_state", history=history, plan_line=plan_line, last_sql=last, instruction=instruction)
+
+
+def _result(ctx: Context, state: ExplorationState, sample: int, role: str) -> Candidate:
+    """The confirmed query, else the best attempt (rows beat no rows beat errors; later beats earlier)."""
+    if state.confirmed and state.last is not None:
+        chosen = state.last
+    elif state.attempts:
+        chosen = max(reversed(state.attempts), key=_quality)
+    else:
+        chosen = Candidate(sql="", error="exploration ended without a query", source="explore")
+    chosen.model = ctx.model(role).spec
+    chosen.expert = role
+    chosen.strategy = state.plan
+    chosen.source = "explore"
+    ctx.trace.note("explore_done", sample=sample, actions=state.actions, tokens=state.tokens,
+                   confirmed=state.confirmed, invalid=state.invalid, sql=chosen.sql, ok=chosen.ok)
+    return chosen
+
+
+def _quality(candidate: Candidate) -> int:
+    if not candidate.ok:
+        return 0
+    return 2 if candidate.result.row_count > 0 else 1
+
+
+def _clip(text: str, limit: int) -> str:
+    text = (text or "").strip()
+    return text if len(text) <= limit else text[: limit - 1] + "…"

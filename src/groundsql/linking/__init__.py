@@ -1,0 +1,21 @@
+"""Schema linking: question → the smallest sufficient, connected schema subset.
+
+`link(ctx, spec)` runs one linker or a comma chain of them ('vector,apex'); each stage narrows the previous
+stage's subset. Importing this package registers every built-in linker.
+"""
+
+from groundsql.linking import apex, full, presql, progressive, vector  # noqa: F401  (register the linkers)
+from groundsql.linking.registry import (
+    DEFAULT_LINKER,
+    DESCRIPTIONS,
+    LINKERS,
+    get_linker,
+    link,
+    linker,
+    linker_spec,
+    parse_spec,
+)
+from groundsql.linking.subset import LinkedColumn, LinkedTable, SchemaSubset
+
+__all__ = ["DEFAULT_LINKER", "DESCRIPTIONS", "LINKERS", "LinkedColumn", "LinkedTable", "SchemaSubset",
+           "get_linker", "link", "linker", "linker_spec", "parse_spec"]

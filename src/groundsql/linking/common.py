@@ -1,0 +1,85 @@
+"""Helpers every linker shares: the candidate schema a stage starts from, prompt text, JSON name lookups."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, TypeVar
+
+from groundsql.catalog import render_table_ddl, sample_rows
+from groundsql.catalog.schema import Schema, Table
+from groundsql.context import Context
+from groundsql.linking.subset import SchemaSubset
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+
+def candidate_schema(ctx: Context, previous: SchemaSubset | None) -> Schema:
+    """What a stage may choose from: the whole schema, or the tables of the previous stage (all their columns).
+
+    Earlier stages narrow tables; later, costlier stages see each surviving table whole, so that a column an
+    earlier, cheaper stage missed can still be recovered.
+    """
+    if previous is None:
+        return ctx.schema
+    tables = [t for t in ctx.schema.tables if previous.has(t.name)]
+    return Schema(dialect=ctx.schema.dialect, tables=tables)
+
+
+def evidence_block(ctx: Context) -> str:
+    """The evidence as one prompt line ('' when there is none)."""
+    return f"Additional knowledge: {ctx.evidence.strip()}\n" if ctx.evidence and ctx.evidence.strip() else ""
+
+
+def table_text(ctx: Context, table: Table, sample_limit: int = 0) -> str:
+    """DDL of one table (with `sample_limit` example rows read through the guarded path), cached per context."""
+    cache = ctx.options.setdefault("_cache", {})
+    key = ("link_table_text", table.name, tuple(c.name for c in table.columns), sample_limit)
+    if key not in cache:
+        sample = sample_rows(ctx.db, table.name, sample_limit) if sample_limit > 0 else None
+        cache[key] = render_table_ddl(table, ctx.schema.dialect, sample)
+    return cache[key]
+
+
+def schema_text(ctx: Context, schema: Schema, sample_limit: int = 0) -> str:
+    return "\n\n".join(table_text(ctx, t, sample_limit) for t in schema.tables)
+
+
+def resolve_table(schema: Schema, name: object) -> Table | None:
+    """A table named by a model: exact or case-insensitive, tolerating quotes and a schema prefix."""
+    if not isinstance(name, str):
+        return None
+    cleaned = name.strip().strip('`"[]').split(".")[-1].strip('`"[]')
+    return schema.table(cleaned)
+
+
+def resolve_column(table: Table, name: object) -> str | None:
+    if not isinstance(name, str):
+        return None
+    cleaned = name.strip().strip('`"[]').split(".")[-1].strip('`"[]')
+    column = table.column(cleaned)
+    return column.name if column else None
+
+
+def parallel_map(ctx: Context, function: Callable[[T], R], items: list[T]) -> list[R]:
+    """Apply `function` to every item concurrently (bounded by `ctx.options['concurrency']`, default 4);
+    serially when the model runs in-process, since the embedded model serves one call at a time anyway."""
+    serial = any(getattr(m, "serial", False) for m in ctx.models.values())
+    workers = 1 if serial else max(1, int(ctx.options.get("concurrency", 4)))
+    if workers == 1 or len(items) <= 1:
+        return [function(item) for item in items]
+    with ThreadPoolExecutor(max_workers=min(workers, len(items))) as pool:
+        return list(pool.map(function, items))
+
+
+def catalog_of(ctx: Context) -> Any | None:
+    """The profiled `Catalog` for the context's database when one is available (ctx.catalog or
+    ctx.options['catalog']); linkers then use its inferred join graph and value index."""
+    catalog = ctx.options.get("catalog")
+    if catalog is None:
+        try:
+            catalog = getattr(ctx, "catalog", None)
+        except Exception:  # building a catalog can fail (permissions, timeouts); linking must not
+            catalog = None
+    return catalog

@@ -1,0 +1,69 @@
+"""`presql` (PET-SQL, SSEV §3.1.1): draft queries over the full schema; the schema they touch is the subset."""
+
+from __future__ import annotations
+
+import logging
+
+from groundsql.context import Context
+from groundsql.errors import ModelError
+from groundsql.linking.common import candidate_schema, evidence_block, schema_text
+from groundsql.linking.registry import linker
+from groundsql.linking.sqlrefs import sql_refs
+from groundsql.linking.subset import SchemaSubset
+from groundsql.models.base import Message
+from groundsql.prompts import dialect_name, render
+
+log = logging.getLogger("groundsql")
+
+PRESQL_MAX_TOKENS = 200  # PET-SQL caps the draft at 200 tokens
+SAMPLE_ROWS = 3
+
+
+@linker("presql", "PreSQL drafts from the full schema with example rows; the tables and columns they use")
+def presql(ctx: Context, previous: SchemaSubset | None) -> SchemaSubset:
+    """Options: `presql_roles` (model roles, one draft each; default ['generator']), `presql_samples` (drafts
+    per role, default 1, sampled at temperature 0.7 when more than one), `examples` (few-shot
+    [{'question','sql'}])."""
+    from groundsql.generation.extract import extract_sql
+
+    schema = candidate_schema(ctx, previous)
+    messages = presql_messages(ctx, schema_text(ctx, schema, SAMPLE_ROWS))
+    roles = list(ctx.options.get("presql_roles") or ["generator"])
+    samples = max(1, int(ctx.options.get("presql_samples", 1)))
+    drafts: list[str] = []
+    for role in roles:
+        try:
+            completion = ctx.chat("link.presql", messages, role=role, n=samples,
+                                  temperature=0.0 if samples == 1 else 0.7, max_tokens=PRESQL_MAX_TOKENS)
+        except ModelError as exc:
+            log.warning("PreSQL draft by %s failed: %s", role, exc)
+            continue
+        drafts.extend(extract_sql(text, ctx.db.dialect) for text in completion.texts)
+    subset = SchemaSubset()
+    for draft in filter(None, drafts):
+        refs = sql_refs(draft, schema, ctx.db.dialect)
+        for table, columns in refs.columns.items():
+            subset.add(table, role="target", reason="used by a PreSQL draft")
+            for column in sorted(columns):
+                subset.add(table, column, reason="used by a PreSQL draft")
+        if refs.unknown:
+            subset.notes.append(f"draft names unknown to the schema: {', '.join(refs.unknown[:10])}")
+    subset.notes.append(f"{len([d for d in drafts if d])} PreSQL draft(s)")
+    if not subset.tables:  # no usable draft: keep everything rather than lose the answer
+        subset = SchemaSubset.from_schema(schema, reason="no usable PreSQL draft")
+        subset.notes.append("no usable PreSQL draft; kept the whole candidate schema")
+    ctx.trace.note("link.presql", drafts=drafts)
+    return subset
+
+
+def presql_messages(ctx: Context, schema: str) -> list[Message]:
+    dialect = dialect_name(ctx.db.dialect)
+    examples = ctx.options.get("examples") or []
+    examples_block = "".join(f"Example question: {e['question']}\nExample query: {e['sql']}\n\n"
+                             for e in examples if isinstance(e, dict) and e.get("question") and e.get("sql"))
+    return [
+        {"role": "system", "content": render("sql_system", dialect=dialect)},
+        {"role": "user", "content": render("link_presql", dialect=dialect, schema=schema,
+                                           examples_block=examples_block, evidence_block=evidence_block(ctx),
+                                           question=ctx.question)},
+    ]

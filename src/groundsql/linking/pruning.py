@@ -1,0 +1,109 @@
+"""APEX-SQL §3.2.2 dual-pathway pruning: per batch, kept = (batch − deleted) ∪ selected.
+
+An element is dropped only when the deletion pass names it and the selection pass does not, so a single pass's
+false negative cannot lose a needed column.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable
+from typing import Any
+
+from groundsql.catalog.schema import Schema
+from groundsql.context import Context
+from groundsql.errors import ModelError
+from groundsql.linking.batching import Entry, batch_schema, batch_text, batches
+from groundsql.linking.common import evidence_block, resolve_column, resolve_table
+from groundsql.linking.subset import SchemaSubset
+from groundsql.prompts import render
+
+log = logging.getLogger("groundsql")
+
+Element = tuple[str, str]  # (table, column), spelled as in the schema
+
+_NAMED_COLUMNS = {
+    "type": "array",
+    "items": {"type": "object", "properties": {"table": {"type": "string"},
+                                               "columns": {"type": "array", "items": {"type": "string"}}}},
+}
+DELETE_SCHEMA = {
+    "type": "object",
+    "properties": {"irrelevant_tables": {"type": "array", "items": {"type": "string"}},
+                   "irrelevant_columns": _NAMED_COLUMNS},
+}
+SELECT_SCHEMA = {
+    "type": "object",
+    "properties": {"relevant_tables": {"type": "array", "items": {"type": "string"}},
+                   "relevant_columns": _NAMED_COLUMNS},
+}
+PRUNE_MAX_TOKENS = 350
+
+
+def union_rule(batch: Iterable[Element], deleted: set[Element], selected: set[Element]) -> set[Element]:
+    """(batch − deleted) ∪ selected, restricted to the batch."""
+    elements = set(batch)
+    return (elements - deleted) | (selected & elements)
+
+
+def dual_pathway(ctx: Context, plan: str, schema: Schema) -> SchemaSubset:
+    """Prune `schema` batch by batch with a deletion and a selection pass; returns the kept columns."""
+    subset = SchemaSubset()
+    for index, batch in enumerate(batches(ctx, schema)):
+        part = batch_schema(schema, batch)
+        elements = [(t.name, c.name) for t in part.tables for c in t.columns]
+        text = batch_text(ctx, batch)
+        deleted = _named(part, _ask(ctx, "link_prune_delete", "link.prune_delete", plan, text, DELETE_SCHEMA),
+                         "irrelevant_tables", "irrelevant_columns")
+        selected = _named(part, _ask(ctx, "link_prune_select", "link.prune_select", plan, text, SELECT_SCHEMA),
+                          "relevant_tables", "relevant_columns")
+        kept = union_rule(elements, deleted, selected)
+        for table, column in elements:  # schema order
+            if (table, column) in kept:
+                reason = "selected" if (table, column) in selected else "not ruled out"
+                subset.add(table, column, reason=reason)
+        log.debug("pruning batch %d: %d of %d columns kept", index, len(kept), len(elements))
+    _note_entries(ctx, schema)
+    return subset
+
+
+def _ask(ctx: Context, template: str, step: str, plan: str, text: str, json_schema: dict) -> Any:
+    messages = [{"role": "user", "content": render(template, question=ctx.question,
+                                                   evidence_block=evidence_block(ctx), plan=plan, schema=text)}]
+    try:
+        completion = ctx.chat(step, messages, role="generator", temperature=0.0, max_tokens=PRUNE_MAX_TOKENS,
+                              json_schema=json_schema)
+    except ModelError as exc:
+        log.warning("%s failed: %s", step, exc)
+        return None
+    return completion.data[0] if completion.data else None
+
+
+def _named(schema: Schema, reply: Any, tables_key: str, columns_key: str) -> set[Element]:
+    """The (table, column) pairs a pass named; a named table stands for all its columns."""
+    named: set[Element] = set()
+    if not isinstance(reply, dict):
+        return named
+    for name in reply.get(tables_key) or []:
+        table = resolve_table(schema, name)
+        if table is not None:
+            named.update((table.name, c.name) for c in table.columns)
+    for item in reply.get(columns_key) or []:
+        if not isinstance(item, dict):
+            continue
+        table = resolve_table(schema, item.get("table"))
+        if table is None:
+            continue
+        for name in item.get("columns") or []:
+            column = resolve_column(table, name)
+            if column is not None:
+                named.add((table.name, column))
+    return named
+
+
+def _note_entries(ctx: Context, schema: Schema) -> None:
+    from groundsql.linking.batching import merge_identical
+
+    merged: list[Entry] = [e for e in merge_identical(schema) if len(e.tables) > 1]
+    if merged:
+        ctx.trace.note("link.merged_tables", groups=[e.names for e in merged])

@@ -1,0 +1,67 @@
+"""APEX-SQL §3.2.3 semantic linking: the hypothesised role of each candidate table (target, filter, bridge)."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+
+from groundsql.catalog.schema import Schema
+from groundsql.context import Context
+from groundsql.errors import ModelError
+from groundsql.linking.common import evidence_block, resolve_table, schema_text
+from groundsql.prompts import render
+
+log = logging.getLogger("groundsql")
+
+ROLES = ("target", "filter", "bridge", "unused")
+SEMANTIC_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "database": {"type": "string"},
+        "tables": {"type": "array", "items": {"type": "object", "properties": {
+            "table": {"type": "string"}, "role": {"type": "string"}, "reason": {"type": "string"}}}},
+    },
+    "required": ["tables"],
+}
+
+
+@dataclass
+class RoleMap:
+    """Role and reason per table name; tables the model did not mention get role 'candidate'."""
+
+    summary: str = ""
+    roles: dict[str, tuple[str, str]] = field(default_factory=dict)
+
+    def role(self, table: str) -> str:
+        return self.roles.get(table, ("candidate", ""))[0]
+
+    def reason(self, table: str) -> str:
+        return self.roles.get(table, ("candidate", ""))[1]
+
+
+def semantic_roles(ctx: Context, plan: str, schema: Schema) -> RoleMap:
+    """Ask the model which role each table of the pruned `schema` plays for the question."""
+    messages = [{"role": "user", "content": render(
+        "link_semantic", question=ctx.question, evidence_block=evidence_block(ctx), plan=plan,
+        schema=schema_text(ctx, schema))}]
+    result = RoleMap()
+    try:
+        completion = ctx.chat("link.semantic", messages, role="planner", temperature=0.0, max_tokens=450,
+                              json_schema=SEMANTIC_SCHEMA)
+    except ModelError as exc:
+        log.warning("semantic linking failed: %s", exc)
+        return result
+    reply = completion.data[0] if completion.data else None
+    if not isinstance(reply, dict):
+        return result
+    result.summary = str(reply.get("database") or "")
+    for item in reply.get("tables") or []:
+        if not isinstance(item, dict):
+            continue
+        table = resolve_table(schema, item.get("table"))
+        if table is None:
+            continue
+        role = str(item.get("role") or "").strip().lower()
+        role = next((r for r in ROLES if r in role), "candidate")
+        result.roles[table.name] = (role, str(item.get("reason") or ""))
+    return result

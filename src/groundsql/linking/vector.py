@@ -1,0 +1,149 @@
+"""`vector` (AgentNLQ §3.3.2): question entities matched against column and table descriptions; top-k columns.
+
+Each column is one document: its table's and its own name words, type, description and a few stored values.
+With sentence-transformers installed the documents and entities are embedded (all-MiniLM-L6-v2); otherwise a
+lexical retriever (BM25 plus fuzzy name matching) scores them. The kept tables get their key columns too.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import OrderedDict
+from typing import Any
+
+from groundsql.catalog.schema import Schema
+from groundsql.context import Context
+from groundsql.errors import ConfigError, ModelError
+from groundsql.linking import embeddings
+from groundsql.linking.common import candidate_schema, evidence_block
+from groundsql.linking.grounding import value_index
+from groundsql.linking.lexical import STOPWORDS, LexicalRetriever, words
+from groundsql.linking.registry import linker
+from groundsql.linking.subset import SchemaSubset
+from groundsql.prompts import render
+
+log = logging.getLogger("groundsql")
+
+DEFAULT_K = 10
+VALUES_PER_DOCUMENT = 5
+ENTITY_SCHEMA = {"type": "object", "properties": {"entities": {"type": "array", "items": {"type": "string"}}},
+                 "required": ["entities"]}
+_RETRIEVERS: OrderedDict[tuple, tuple[list[tuple[str, str]], Any]] = OrderedDict()
+_RETRIEVER_CACHE_SIZE = 8
+
+
+@linker("vector", "AgentNLQ vector search: question entities vs column descriptions (embeddings or BM25+fuzzy)")
+def vector(ctx: Context, previous: SchemaSubset | None) -> SchemaSubset:
+    """Options: `vector_k` (columns kept, 10), `vector_backend` ('auto' | 'embedding' | 'lexical'),
+    `vector_entities` ('lexical': spans of the question, the default; 'model': asked of the model)."""
+    schema = candidate_schema(ctx, previous)
+    k = int(ctx.options.get("vector_k", DEFAULT_K))
+    pairs, retriever = _retriever(ctx, schema)
+    entities = extract_entities(ctx)
+    queries = entities + [ctx.question]
+    best = [0.0] * len(pairs)
+    matched: list[str] = [""] * len(pairs)
+    for query in queries:
+        for index, score in enumerate(retriever.scores(query)):
+            if score > best[index]:
+                best[index], matched[index] = score, query
+    ranked = sorted(range(len(pairs)), key=lambda i: -best[i])[:k]
+    subset = SchemaSubset()
+    for index in ranked:
+        if best[index] <= 0:
+            continue
+        table, column = pairs[index]
+        subset.add(table, role="target", reason="holds columns matching the question")
+        subset.add(table, column, reason=f"matches {matched[index]!r} ({retriever.backend} score "
+                                         f"{best[index]:.2f})")
+    for name in list(subset.tables):
+        table = schema.table(name)
+        keys = list(table.primary_key) + [c for fk in table.foreign_keys for c in fk.columns]
+        for key in keys:
+            if not subset.has(table.name, key):
+                subset.add(table.name, key, reason="key of a retrieved table")
+    subset.notes.append(f"{retriever.backend} retrieval; entities: {', '.join(entities)}")
+    if not subset.tables:
+        subset = SchemaSubset.from_schema(schema, reason="nothing retrieved")
+    return subset
+
+
+def extract_entities(ctx: Context) -> list[str]:
+    """Phrases of the question that may name tables, columns or values."""
+    if ctx.options.get("vector_entities", "lexical") == "model":
+        messages = [{"role": "user", "content": render("link_entities", question=ctx.question,
+                                                       evidence_block=evidence_block(ctx))}]
+        try:
+            completion = ctx.chat("link.entities", messages, role="generator", temperature=0.0, max_tokens=200,
+                                  json_schema=ENTITY_SCHEMA)
+            value = completion.data[0] if completion.data else None
+            found = [str(e) for e in (value or {}).get("entities") or [] if str(e).strip()]
+            if found:
+                return found
+        except ModelError as exc:
+            log.warning("entity extraction failed: %s", exc)
+    return lexical_entities(ctx.question + (f" {ctx.evidence}" if ctx.evidence else ""))
+
+
+def lexical_entities(text: str) -> list[str]:
+    """Runs of consecutive non-stopwords, and each of their words."""
+    chunks: list[list[str]] = [[]]
+    for token in text.replace("?", " ").replace(",", " ").replace(".", " ").split():
+        stripped = token.strip("'\"()")
+        if not stripped or stripped.lower() in STOPWORDS or not words(stripped):
+            chunks.append([])
+        else:
+            chunks[-1].append(stripped)
+    entities: list[str] = []
+    for chunk in chunks:
+        for phrase in ([" ".join(chunk)] if len(chunk) > 1 else []) + chunk:
+            if phrase and phrase.lower() not in (e.lower() for e in entities):
+                entities.append(phrase)
+    return entities
+
+
+def column_documents(ctx: Context, schema: Schema) -> tuple[list[tuple[str, str]], list[str], list[str]]:
+    """(table, column) pairs, their documents and their bare names, in schema order."""
+    index = value_index(ctx) if ctx.options.get("vector_values", True) else None
+    values = getattr(index, "values", {}) or {}
+    pairs, texts, names = [], [], []
+    for table in schema.tables:
+        stored = values.get(table.name, {})
+        for column in table.columns:
+            parts = [table.name.replace("_", " "), column.name.replace("_", " "), column.type or ""]
+            if table.comment:
+                parts.append(table.comment)
+            if column.description or column.comment:
+                parts.append(str(column.description or column.comment))
+            sample = stored.get(column.name) or []
+            if sample:
+                parts.append("values: " + ", ".join(sample[:VALUES_PER_DOCUMENT]))
+            pairs.append((table.name, column.name))
+            texts.append(" ".join(parts))
+            names.append(f"{table.name} {column.name}")
+    return pairs, texts, names
+
+
+def _retriever(ctx: Context, schema: Schema) -> tuple[list[tuple[str, str]], Any]:
+    backend = str(ctx.options.get("vector_backend", "auto"))
+    use_embeddings = backend == "embedding" or (backend == "auto" and embeddings.available())
+    key = (ctx.db.display, tuple(t.name for t in schema.tables), use_embeddings)
+    if key in _RETRIEVERS:
+        _RETRIEVERS.move_to_end(key)
+        return _RETRIEVERS[key]
+    pairs, texts, names = column_documents(ctx, schema)
+    retriever: Any = None
+    if use_embeddings:
+        try:
+            retriever = embeddings.EmbeddingRetriever(texts)
+        except Exception as exc:  # missing weights or a broken torch: fall back rather than fail the question
+            if backend == "embedding":
+                raise ConfigError(f"the embedding backend is not usable here: {exc}; install "
+                                  "'groundsql[vector]' or use vector_backend='lexical'") from exc
+            log.warning("embedding model unavailable (%s); using lexical retrieval", exc)
+    if retriever is None:
+        retriever = LexicalRetriever(texts, names)
+    _RETRIEVERS[key] = (pairs, retriever)
+    while len(_RETRIEVERS) > _RETRIEVER_CACHE_SIZE:
+        _RETRIEVERS.popitem(last=False)
+    return pairs, retriever

@@ -1,0 +1,90 @@
+"""`apex` (APEX-SQL): planning → pruning → verification → synthesis → tips → exploration × n → vote."""
+
+from __future__ import annotations
+
+import logging
+
+from groundsql.answer import Answer, Candidate
+from groundsql.context import Context
+from groundsql.errors import GroundsqlError
+from groundsql.generation.exploration import explore
+from groundsql.generation.paths import RealizationPaths, realization_paths
+from groundsql.generation.schema_text import render_subset
+from groundsql.generation.tips import TipQuery, render_tips, retrieve
+from groundsql.linking.subset import SchemaSubset
+from groundsql.pipelines.registry import preset
+from groundsql.selection import learn, select
+from groundsql.selection.experts import resolve_experts
+from groundsql.selection.outcome import build_answer
+
+log = logging.getLogger("groundsql")
+
+DEFAULT_SAMPLES = 2
+SAMPLE_TEMPERATURE = 0.7
+DEFAULT_TIPS = 8
+
+
+@preset("apex", "APEX-SQL: agentic schema linking, realization paths, retrieved tips, n exploration "
+                "trajectories (explore / refine / SQL / confirm) and a result vote")
+def apex(ctx: Context) -> Answer:
+    """Options: `linker` ('apex'), `samples` (trajectories per expert, default 2), `max_actions` (6; 1 means
+    no exploration), `max_explore_tokens`, `tips` (8; 0 for none), `paths` (True), `vote` ('majority' for one
+    expert, else 'wma'), `on_step` (a callable receiving each exploration step), `confidence_threshold`,
+    `clarify`. The switches double as the ablation settings of the benchmark."""
+    subset = _link(ctx)
+    plan = _plan(ctx)
+    paths = RealizationPaths(text=plan)
+    if ctx.options.get("paths", True):
+        paths = realization_paths(ctx, plan, subset.table_names() or ctx.schema.table_names)
+    limit = int(ctx.options.get("tips", DEFAULT_TIPS))
+    tips = retrieve(TipQuery(question=ctx.question, evidence=ctx.evidence or "", plan=paths.text or plan,
+                             keywords=paths.keywords, schema_names=_names(ctx, subset), dialect=ctx.db.dialect),
+                    limit=limit) if limit > 0 else []
+    ctx.trace.note("tips", ids=[t.id for t in tips])
+    schema_text = render_subset(ctx, subset)
+    experts = resolve_experts(ctx)
+    samples = int(ctx.options.get("samples") or (ctx.samples if ctx.samples > 1 else DEFAULT_SAMPLES))
+    listener = ctx.options.get("on_step") or _log_step
+    candidates: list[Candidate] = []
+    for expert in experts:
+        for sample in range(samples):
+            candidate = explore(ctx, schema_text, tips=render_tips(tips), plan=paths.text or plan, role=expert.role,
+                                sample=sample, temperature=0.0 if sample == 0 else SAMPLE_TEMPERATURE,
+                                listener=listener)
+            candidate.expert = expert.name
+            candidates.append(candidate)
+    names = [e.name for e in experts]
+    method = str(ctx.options.get("vote") or ("wma" if len(experts) > 1 else "majority"))
+    selection = select(ctx, candidates, method=method, experts=names)
+    learn(ctx, candidates, experts=names)
+    return build_answer(ctx, selection.chosen, candidates, confidence=selection.confidence,
+                        linked_schema=subset.as_mapping() if subset.tables else None,
+                        alternatives=[g.representative.sql for g in selection.vote.groups])
+
+
+def _link(ctx: Context) -> SchemaSubset:
+    """The linked subset; a linker failure falls back to the whole schema rather than failing the question."""
+    from groundsql.linking import link, linker_spec
+
+    try:
+        return link(ctx, linker_spec(ctx, "apex"))
+    except (GroundsqlError, NotImplementedError) as exc:
+        log.warning("schema linking failed (%s); exploring the whole schema", exc)
+        ctx.trace.note("link", linker="failed", error=str(exc))
+        return SchemaSubset()
+
+
+def _plan(ctx: Context) -> str:
+    """The master logical plan if the linker made one; otherwise the realization-path step writes the steps
+    itself, which saves the planning calls on small models."""
+    return str(ctx.options.get("_cache", {}).get("master_plan") or "")
+
+
+def _names(ctx: Context, subset: SchemaSubset) -> list[str]:
+    tables = [t for t in ctx.schema.tables if not subset.tables or t.name in subset.tables]
+    return [t.name for t in tables] + [c.name for t in tables for c in t.columns]
+
+
+def _log_step(event: str, data: dict) -> None:
+    detail = data.get("sql") or data.get("plan") or "; ".join(q["sql"] for q in data.get("queries", [])) or ""
+    log.info("explore %s · [%s] %s", data.get("sample"), data.get("action"), " ".join(str(detail).split())[:160])

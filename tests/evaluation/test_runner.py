@@ -1,0 +1,147 @@
+"""Runs on real Spider databases: the output contract, resuming, interruption, predictions mode, reports.
+
+The model here is a scripted double that answers with the gold SQL (or a wrong query); the scoring, the
+databases and the files are all real. The real model is exercised in test_e2e.py.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from groundsql.errors import ConfigError
+from groundsql.evaluation import EvalOptions, evaluate, load_dataset, run_evaluation
+from groundsql.models import ScriptedModel
+
+pytestmark = pytest.mark.integration
+
+DB = ["concert_singer"]
+
+
+@pytest.fixture(scope="module")
+def spider(spider_dir):
+    return load_dataset(spider_dir)
+
+
+def oracle(spider, wrong_ids=()):
+    """A model double that replies with each question's gold SQL (or a wrong query for `wrong_ids`)."""
+    by_text = {q.question: q for q in spider.questions}
+
+    def reply(messages):
+        text = messages[-1]["content"].split("Question:", 1)[1].split("\n", 1)[0].strip()
+        q = by_text[text]
+        sql = "SELECT 1" if q.id in wrong_ids else q.gold_sql
+        return f"```sql\n{sql}\n```"
+
+    return ScriptedModel(default=reply, name="oracle")
+
+
+def lines(path):
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def test_run_writes_the_output_contract(spider, tmp_path):
+    model = oracle(spider, wrong_ids={2})
+    summary = evaluate(spider, preset="baseline", model=model, out=tmp_path, db=DB, limit=5)
+    records = lines(tmp_path / "results.jsonl")
+    assert [r["id"] for r in records] == [0, 1, 2, 3, 4]
+    for record in records:
+        assert {"id", "db_id", "sql", "correct", "error", "usage", "elapsed_s"} <= set(record)
+        assert record["usage"]["llm_calls"] == 1 and record["usage"]["prompt_tokens"] > 0
+    assert [r["correct"] for r in records] == [True, True, False, True, True]
+    assert records[2]["failure"] == "wrong"
+    saved = json.loads((tmp_path / "summary.json").read_text())
+    assert saved["n"] == 5 and saved["ex"] == 80.0 == summary["ex"]
+    assert set(saved["by_difficulty"]) <= {"easy", "medium", "hard", "extra"}
+    assert saved["usage"]["total"]["llm_calls"] == 5 and saved["usage"]["per_question"]["llm_calls"] == 1
+    assert {"p50", "p90", "p95"} <= set(saved["latency_s"])
+    assert saved["failures"] == {"wrong": 1}
+    for name in ("report.md", "accuracy_by_difficulty.png", "tokens_vs_accuracy.png", "latency.png"):
+        assert (tmp_path / name).stat().st_size > 0
+    assert "EX %" in (tmp_path / "report.md").read_text()
+
+
+def test_interrupted_run_resumes_without_redoing_questions(spider, tmp_path):
+    model = oracle(spider)
+
+    def stop_after_two(record, finished, total):
+        if finished == 2:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        evaluate(spider, model=model, out=tmp_path, db=DB, limit=6, progress=stop_after_two)
+    assert len(lines(tmp_path / "results.jsonl")) == 2
+    with (tmp_path / "results.jsonl").open("a") as handle:
+        handle.write('{"id": 2, "db_id": "conc')  # a torn write from a crash
+    calls_before = len(model.calls)
+    summary = evaluate(spider, model=model, out=tmp_path, db=DB, limit=6)
+    assert len(model.calls) - calls_before == 4
+    assert summary["n"] == 6 and summary["ex"] == 100.0
+    assert [r["id"] for r in lines(tmp_path / "results.jsonl")] == [0, 1, 2, 3, 4, 5]
+
+
+def test_resuming_with_other_settings_is_refused(spider, tmp_path):
+    evaluate(spider, model=oracle(spider), out=tmp_path, db=DB, limit=1)
+    with pytest.raises(ConfigError, match="different settings"):
+        evaluate(spider, preset="refine", model=oracle(spider), out=tmp_path, db=DB, limit=1)
+
+
+def test_workers_run_questions_concurrently_with_the_same_results(spider, tmp_path):
+    summary = evaluate(spider, model=oracle(spider), workers=3, out=tmp_path, db=DB, limit=8)
+    assert summary["n"] == 8 and summary["ex"] == 100.0
+    assert sorted(r["id"] for r in lines(tmp_path / "results.jsonl")) == list(range(8))
+
+
+def test_predictions_mode_scores_given_sql_and_linked_schemas(spider, tmp_path):
+    preds = tmp_path / "preds.jsonl"
+    preds.write_text("\n".join(json.dumps(p) for p in [
+        {"id": 0, "sql": "SELECT count(*) FROM singer", "linked_schema": {"singer": ["Singer_ID"]}},
+        {"id": 1, "sql": "SELECT count(*) FROM stadium", "linked_schema": {"stadium": []}},
+    ]) + "\n")
+    out = tmp_path / "run"
+    summary = evaluate(spider, predictions=preds, out=out, ids=["0", "1", "2"])
+    records = lines(out / "results.jsonl")
+    assert [r["correct"] for r in records] == [True, False, False]
+    assert records[2]["error"] == "no prediction for this question"
+    assert summary["linking"]["table"]["srr"] == 50.0
+    assert summary["linking"]["table"]["n"] == 2
+
+
+def test_filters(spider):
+    from groundsql.evaluation import select
+
+    sample = select(spider.questions, sample=20, seed=3)
+    assert len(sample) == 20 and sample == select(spider.questions, sample=20, seed=3)
+    assert sample != select(spider.questions, sample=20, seed=4)
+    assert [q.id for q in select(spider.questions, ids=["5", "7"])] == [5, 7]
+    assert {q.db_id for q in select(spider.questions, db=["pets_1"])} == {"pets_1"}
+    with pytest.raises(ConfigError, match="no question"):
+        run_evaluation(spider, EvalOptions(db=["nowhere"]), None)
+
+
+def test_candidates_give_ex_at_k_and_pass_at_k(spider, tmp_path, monkeypatch):
+    from groundsql.answer import Answer, Candidate
+    from groundsql.pipelines import registry
+
+    def two_candidates(ctx):
+        gold = next(q.gold_sql for q in spider.questions if q.question == ctx.question)
+        return Answer(question=ctx.question, sql=gold, result=None, preset="", model="x", trace=ctx.trace,
+                      candidates=[Candidate(sql=gold), Candidate(sql="SELECT 1")])
+
+    monkeypatch.setitem(registry.PRESETS, "two_candidates", two_candidates)
+    summary = evaluate(spider, preset="two_candidates", model=oracle(spider), samples=2, out=tmp_path, db=DB,
+                       limit=3)
+    assert summary["k"] == 2 and summary["ex_at_k"] == 50.0 and summary["pass_at_k"] == 100.0
+
+
+def test_link_stage_scores_the_linked_schema(spider, tmp_path):
+    summary = evaluate(spider, model=ScriptedModel(default="{}"), stage="link", linker="full", out=tmp_path, db=DB,
+                       limit=4)
+    assert summary["ex"] is None
+    table = summary["linking"]["table"]
+    assert table["srr"] == 100.0 and table["nsr"] == 100.0 and table["nsp"] < 100.0
+    assert summary["linking"]["column"]["srr"] == 100.0
+    record = lines(tmp_path / "results.jsonl")[0]
+    assert record["correct"] is None and set(record["linked_schema"]) >= {"singer"}
+    assert (tmp_path / "report.md").exists()

@@ -1,0 +1,94 @@
+"""Two-round prompting pieces: linking from PreSQL with sqlglot, few-shot retrieval, pruned schema text."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from groundsql.catalog import introspect
+from groundsql.context import Context
+from groundsql.db import Database
+from groundsql.errors import ConfigError
+from groundsql.generation.fewshot import Example, ExamplePool, embed, example_pool
+from groundsql.generation.schema_text import render_subset
+from groundsql.generation.two_round import subset_from_sql, two_round_sql
+from groundsql.linking.subset import SchemaSubset
+from groundsql.models import ScriptedModel
+
+pytestmark = pytest.mark.integration
+
+
+@pytest.fixture()
+def schema(music_db):
+    return introspect(Database(str(music_db)))
+
+
+@pytest.mark.parametrize("sqls, expected", [
+    (["SELECT s.name FROM singer AS s JOIN song AS t ON s.singer_id = t.singer_id WHERE t.sales > 5"],
+     {"singer": ["name", "singer_id"], "song": ["singer_id", "sales"]}),
+    (["SELECT count(*) FROM singer WHERE country = 'France'"], {"singer": ["country"]}),
+    (["SELECT * FROM song"], {"song": ["song_id", "singer_id", "title", "sales"]}),
+    (["SELECT name FROM singer", "SELECT title FROM song"], {"singer": ["name"], "song": ["title"]}),
+    (["SELECT nope FROM ghost", "not sql at all ((", ""], {}),
+    (["SELECT Name FROM SINGER WHERE Age > 30"], {"singer": ["name", "age"]}),
+    # a column put on the wrong table brings in the table that has it; output aliases are not columns
+    (["SELECT title, count(*) AS n FROM singer WHERE country = 'France' ORDER BY n"],
+     {"singer": ["country"], "song": ["title"]}),
+])
+def test_subset_from_sql(schema, sqls, expected):
+    subset = subset_from_sql(schema, sqls, "sqlite")
+    assert {t: sorted(c) for t, c in subset.as_mapping().items()} == {t: sorted(c) for t, c in expected.items()}
+
+
+def test_render_subset_keeps_linked_columns_and_keys(music_db, schema):
+    ctx = Context(question="q", db=Database(str(music_db)), models={})
+    subset = SchemaSubset()
+    subset.add("song", "title")
+    subset.add("singer", "name", evidence=["stored value 'Joe' matches 'joe'"])
+    text = render_subset(ctx, subset)
+    assert "title TEXT" in text and "sales" not in text and "age" not in text
+    assert "singer_id INTEGER" in text  # keys stay so the tables can be joined
+    assert "FOREIGN KEY (singer_id) REFERENCES singer(singer_id)" in text
+    assert "'Hey'" in text  # example rows of the kept columns
+    assert "singer.name: stored value 'Joe'" in text
+    assert render_subset(ctx, SchemaSubset()).count("CREATE TABLE") == 2  # empty subset: whole schema
+
+
+def test_fewshot_similarity_and_same_database_exclusion():
+    pool = ExamplePool([
+        Example("How many singers are there?", "SELECT count(*) FROM singer", "concert"),
+        Example("How many students are there?", "SELECT count(*) FROM student", "school"),
+        Example("List the names of all pets.", "SELECT name FROM pets", "pets"),
+    ])
+    assert pool.similar("How many teachers are there?", 1)[0].db_id in ("concert", "school")
+    found = pool.similar("How many singers are there?", 2, exclude_db="concert")
+    assert [e.db_id for e in found] == ["school", "pets"]
+    assert embed("name 'Joe'") == embed("name 'Ann'")  # literal values are masked
+
+
+def test_example_pool_from_spider_file(tmp_path):
+    path = tmp_path / "ex.json"
+    path.write_text(json.dumps([{"question": "How many?", "query": "SELECT 1", "db_id": "x"}]))
+    pool = example_pool({"examples_path": str(path)})
+    assert pool.examples == [Example("How many?", "SELECT 1", "x")]
+    with pytest.raises(ConfigError):
+        ExamplePool.from_records([{"question": "no sql"}])
+    assert example_pool({}) is None
+
+
+def test_presql_prompt_has_efficiency_rule_examples_and_rows(music_db):
+    model = ScriptedModel(["```sql\nSELECT count(*) FROM singer\n```"])
+    ctx = Context(question="How many singers are there?", db=Database(str(music_db)), models={"default": model},
+                  options={"examples": [{"question": "How many pets are there?", "sql": "SELECT count(*) FROM pets",
+                                         "db_id": "pets"},
+                                        {"question": "How many singers are old?", "sql": "SELECT 2",
+                                         "db_id": "music"}],
+                           "db_id": "music"})
+    from groundsql.generation.direct import schema_prompt_text
+
+    assert two_round_sql(ctx, schema_prompt_text(ctx), step="presql", pruned=False) == ["SELECT count(*) FROM singer"]
+    prompt = model.calls[0]["messages"][1]["content"]
+    assert "as fast as possible" in prompt and "How many pets are there?" in prompt
+    assert "SELECT 2" not in prompt  # never an example from the same database
+    assert "'France'" in prompt

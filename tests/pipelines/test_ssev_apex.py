@@ -1,0 +1,147 @@
+"""The `ssev` and `apex` presets end to end on a real SQLite file (scripted model for control flow)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from groundsql.context import Context
+from groundsql.db import Database
+from groundsql.models import ScriptedModel
+from groundsql.pipelines import DESCRIPTIONS, run
+from groundsql.selection import WeightStore
+
+pytestmark = pytest.mark.integration
+
+FRENCH = "SELECT name FROM singer WHERE country = 'France'"
+
+
+def _replier(table: dict[str, list[str]], default: str = "SELECT 1"):
+    """Reply by the kind of prompt: each key is a phrase of the prompt; replies are consumed in order."""
+    def reply(messages):
+        text = "\n".join(m["content"] for m in messages)
+        for phrase, queue in table.items():
+            if phrase in text and queue:
+                return queue.pop(0)
+        return default
+    return reply
+
+
+def test_presets_are_registered():
+    assert {"ssev", "apex"} <= set(DESCRIPTIONS)
+
+
+def test_ssev_two_rounds_refine_and_vote(music_db):
+    model = ScriptedModel(default=_replier({
+        "Write a corrected": [f"```sql\n{FRENCH}\n```"],
+        "that matter for the question": [f"```sql\n{FRENCH}\n```"],
+        "Here is the schema": ["```sql\nSELECT nme FROM singer WHERE country = 'France'\n```"],
+        "Reply with JSON only": ['{"valid": true}'],
+    }))
+    ctx = Context(question="Which singers are from France?", db=Database(str(music_db)), models={"default": model})
+    answer = run(ctx, "ssev")
+    assert answer.preset == "ssev" and answer.sql == FRENCH
+    assert sorted(answer.result.rows) == [("Ann",), ("Joe",)]
+    assert [c.source for c in answer.candidates] == ["presql", "postsql"]
+    assert answer.candidates[0].rounds == 1  # the PreSQL error was repaired
+    assert answer.confidence == 1.0
+    # linked from the draft and the repaired PreSQL; the misspelt column of the draft is dropped
+    assert answer.linked_schema == {"singer": ["country", "name"]}
+    steps = [e.step for e in ctx.trace.events if getattr(e, "kind", "") == "model"]
+    assert steps == ["presql", "refine", "postsql", "validate"]
+
+
+def test_ssev_with_two_experts_learns_weights(music_db, tmp_path):
+    good = ScriptedModel(default=f"```sql\n{FRENCH}\n```", name="good")
+    bad = ScriptedModel(default=_replier({"Write a corrected": ["```sql\nSELECT name FROM singer\n```"]},
+                                         default="```sql\nSELECT nothing FROM singer\n```"), name="bad")
+    ctx = Context(question="Which singers are from France?", db=Database(str(music_db)),
+                  models={"default": good, "expert:a": good, "expert:b": bad},
+                  options={"validate": False, "gold_sql": FRENCH, "epsilon": 0.5})
+    answer = run(ctx, "ssev")
+    assert answer.sql == FRENCH
+    assert {c.expert for c in answer.candidates} == {"scripted:good", "scripted:bad"}
+    pool = WeightStore().load(["scripted:good", "scripted:bad"])
+    assert pool.experts == {"scripted:good": 1.0, "scripted:bad": 0.5}
+    assert ctx.trace.notes("weights")[0]["source"] == "gold"
+
+
+def test_ssev_low_confidence_asks_back_when_told(music_db):
+    model = ScriptedModel(default=_replier({
+        "that matter for the question": ["```sql\nSELECT name FROM singer\n```"],
+        "Here is the schema": [f"```sql\n{FRENCH}\n```"],
+        "Reply with the candidate number only": ["1"],
+        "Ask the user one short question": ["Do you mean singers born in France or living there?"],
+    }))
+    ctx = Context(question="French singers?", db=Database(str(music_db)), models={"default": model},
+                  options={"validate": False, "clarify": True, "confidence_threshold": 0.9})
+    answer = run(ctx, "ssev")
+    assert answer.clarification == "Do you mean singers born in France or living there?"
+    assert answer.sql == "" and answer.result is None and len(answer.candidates) == 2
+    assert any("low confidence" in note for note in answer.notes)
+    data = answer.to_dict()
+    assert data["clarification"] and data["notes"]
+
+
+def test_apex_explores_and_votes(music_db):
+    model = ScriptedModel(default=_replier({
+        "For each step of the plan": ["Step 1: filter singers\n- Keywords: singer, filter, country"],
+        "[EXPLORE] then": [
+            "[EXPLORE]\n```sql\nSELECT DISTINCT country FROM singer\n```",
+            f"[SQL]\n```sql\n{FRENCH}\n```",
+            "[CONFIRM]",
+            f"[SQL]\n```sql\n{FRENCH.replace('name', 'singer.name')}\n```",
+            "[CONFIRM]",
+        ],
+    }))
+    seen = []
+    ctx = Context(question="Which singers are from France?", db=Database(str(music_db)), models={"default": model},
+                  options={"linker": "full", "on_step": lambda event, data: seen.append(data["action"])})
+    answer = run(ctx, "apex")
+    assert sorted(answer.result.rows) == [("Ann",), ("Joe",)]
+    assert len(answer.candidates) == 2 and answer.confidence == 1.0
+    assert seen == ["EXPLORE", "SQL", "CONFIRM", "SQL", "CONFIRM"]
+    tips = ctx.trace.notes("tips")[0]["ids"]
+    assert tips[:4] == ["OC01", "SG01", "SY01", "PF01"] and "SM03" in tips
+    prompt = next(c for c in model.calls if "[EXPLORE] then" in c["messages"][0]["content"])["messages"][1]["content"]
+    assert "Tips:" in prompt and "Step 1: filter singers" in prompt
+    json.dumps(answer.to_dict(include_trace=True), default=str)
+
+
+def test_apex_survives_a_model_that_never_follows_the_format(music_db):
+    model = ScriptedModel(default="I am a small model and I like turtles.")
+    ctx = Context(question="Which singers are from France?", db=Database(str(music_db)), models={"default": model},
+                  options={"linker": "full", "max_actions": 3})
+    answer = run(ctx, "apex")
+    assert answer.sql == "" and answer.confidence == 0.0
+    assert answer.error and any("low confidence" in n for n in answer.notes)
+
+
+def test_ablation_switches(music_db):
+    model = ScriptedModel(default=f"```sql\n{FRENCH}\n```")
+    ctx = Context(question="Which singers are from France?", db=Database(str(music_db)), models={"default": model},
+                  options={"postsql": False, "validate": False})
+    assert [c.source for c in run(ctx, "ssev").candidates] == ["presql"]
+
+    model = ScriptedModel(default=f"[SQL]\n```sql\n{FRENCH}\n```")
+    ctx = Context(question="Which singers are from France?", db=Database(str(music_db)), models={"default": model},
+                  options={"linker": "full", "tips": 0, "paths": False, "samples": 1, "max_actions": 1})
+    answer = run(ctx, "apex")
+    assert answer.sql == FRENCH and len(model.calls) == 1  # no paths call, one forced SQL action
+    assert "Tips:" not in model.calls[0]["messages"][1]["content"]
+    assert "last turn" in model.calls[0]["messages"][1]["content"]
+
+
+def test_ssev_invalid_verdict_earns_a_round_that_takes_over_the_votes(music_db):
+    both = "SELECT name, age FROM singer WHERE country = 'France'"
+    model = ScriptedModel(default=_replier({
+        "Write a corrected": [f"```sql\n{FRENCH}\n```"],
+        "Reply with JSON only": ['{"valid": false, "columns_not_needed": ["age"], "suggest_fix": "names only"}'],
+    }, default=f"```sql\n{both}\n```"))
+    ctx = Context(question="Which singers are from France?", db=Database(str(music_db)), models={"default": model})
+    answer = run(ctx, "ssev")
+    assert answer.sql == FRENCH and answer.confidence == 1.0
+    assert [c.source for c in answer.candidates] == ["validated", "validated"]
+    revise_prompt = model.calls[-1]["messages"][1]["content"]
+    assert "Drop the columns the question does not ask for: age" in revise_prompt

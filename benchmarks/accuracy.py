@@ -34,9 +34,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--dataset", type=Path, default=DEFAULT_SPIDER)
     parser.add_argument("--runs-dir", type=Path, default=REPO / "benchmarks" / "runs" / "accuracy")
     parser.add_argument("--results", type=Path, default=REPO / "benchmarks" / "results")
+    parser.add_argument("--note", action="append", default=[], help="a remark to print under the table")
     parser.add_argument("--report-only", action="store_true", help="only rewrite the report from existing runs")
     args = parser.parse_args(argv)
-    command = "python benchmarks/accuracy.py " + " ".join(shlex.quote(a) for a in (argv or sys.argv[1:]))
+    given = _without(argv if argv is not None else sys.argv[1:], flags={"--report-only"}, valued={"--note"})
+    command = "python benchmarks/accuracy.py " + " ".join(shlex.quote(a) for a in given)
+    if os.environ.get("GROUNDSQL_THREADS"):
+        command = f"GROUNDSQL_THREADS={os.environ['GROUNDSQL_THREADS']} {command}"
     if not (args.dataset / "dev.json").exists():
         print(f"Spider data not found at {args.dataset}", file=sys.stderr)
         return 2
@@ -64,6 +68,19 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+def _without(args: list[str], *, flags: set[str], valued: set[str]) -> list[str]:
+    """The arguments minus report-only options, so the recorded command is the one that produced the runs."""
+    kept, skip = [], False
+    for arg in args:
+        if skip:
+            skip = False
+        elif arg in flags or arg.split("=", 1)[0] in valued:
+            skip = arg in valued
+        else:
+            kept.append(arg)
+    return kept
+
+
 def slug(model: str) -> str:
     return "".join(c if c.isalnum() or c in ".-" else "_" for c in model)
 
@@ -89,7 +106,7 @@ def write_results(run_dirs: list[Path], args: argparse.Namespace, command: str) 
         label = run_label(config, run_dir.name)
         if len(records) < args.n:
             label += f" (partial: {len(records)}/{args.n})"
-            notes.append(f"- {label}: run stopped before the end; resume with the same command.")
+            notes.append(f"- {label}: not finished when this file was written (still running, or stopped: rerun the same command to resume).")
         rows.append((label, summarize(records, config)))
     args.results.mkdir(parents=True, exist_ok=True)
     lines = ["# Accuracy on the open Spider dev split", "",
@@ -101,7 +118,14 @@ def write_results(run_dirs: list[Path], args: argparse.Namespace, command: str) 
         lines += summary_table(rows)
         lines += ["", "Tokens are prompt + completion per question; latency is the pipeline's wall time per "
                   "question (the first question of a run includes loading the model).", ""]
-        lines += notes
+        lines += ["", "Wrong answers by failure class:", "", "| run | execution_error | wrong | empty | superset | "
+                  "malformed |", "|---|---:|---:|---:|---:|---:|"]
+        for label, summary in rows:
+            counts = summary.get("failures", {})
+            lines.append(f"| {label} | " + " | ".join(str(counts.get(k, 0)) for k in
+                                                      ("execution_error", "wrong", "empty", "superset", "malformed"))
+                         + " |")
+        lines += [""] + notes + [f"- {note}" for note in args.note]
         plots = plot_comparison(rows, args.results, prefix="accuracy_")
         lines += [""] + [f"![{name}]({file})" for name, file in plots.items()]
     else:

@@ -25,6 +25,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 DATA = REPO.parent / "shared" / "data"
 MODEL_FREE = {"full", "vector"}
+MAX_RECORDED_TABLES = 60  # larger subsets are counted, not listed, in the JSONL records
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -41,11 +42,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--model", default="local:qwen2.5-coder-0.5b")
     parser.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
                         help="context option for every linker (e.g. vector_k=20); repeatable")
+    parser.add_argument("--label", default="", help="suffix for the linker name in records and the table")
+    parser.add_argument("--no-catalog", action="store_true",
+                        help="link without the profiled catalog (declared keys only, values read on the fly)")
     parser.add_argument("--jsonl", type=Path, default=None, help="per-question records (default: next to --results)")
     parser.add_argument("--results", type=Path, default=None, help="Markdown file to write the table into")
+    parser.add_argument("--report", type=Path, nargs="+", default=None, metavar="JSONL",
+                        help="only summarise existing per-question records (one row per linker and model)")
     args = parser.parse_args(argv)
     command = "python benchmarks/linking.py " + " ".join(shlex.quote(a) for a in (argv or sys.argv[1:]))
     print(f"$ {command}\nmachine: {machine()}", flush=True)
+    if args.report:
+        print(markdown(report(args.report)))
+        return 0
 
     from groundsql.evaluation.datasets import load_dataset, select
 
@@ -64,20 +73,23 @@ def main(argv: list[str] | None = None) -> int:
         chosen = questions[: args.model_n] if needs_model else questions
         if not chosen:
             continue
-        records = run_linker(chain, chosen, args.model if needs_model else None, options, jsonl)
-        rows.append(summarise(chain, records, args.model if needs_model else "-"))
+        records = run_linker(chain, chosen, args.model if needs_model else None, options, jsonl,
+                             catalog=not args.no_catalog, label=args.label)
+        rows.append(summarise(chain + args.label, records, args.model if needs_model else "-"))
     table = markdown(rows)
     print(table)
     if args.results:
         args.results.parent.mkdir(parents=True, exist_ok=True)
         header = (f"<!-- written by benchmarks/linking.py -->\n\n$ `{command}`\n\nmachine: {machine()}; "
-                  f"dataset: {dataset_dir.name}, {len(questions)} sampled questions (seed {args.seed})\n\n")
+                  f"dataset: {dataset_dir.name}, {len(questions)} sampled questions (seed {args.seed}); "
+                  f"catalog: {'no' if args.no_catalog else 'yes'}\n\n")
         args.results.write_text(header + table + "\n")
     return 0
 
 
-def run_linker(spec: str, questions: list, model_spec: str | None, options: dict, jsonl: Path | None) -> list[dict]:
-    from groundsql.catalog import introspect
+def run_linker(spec: str, questions: list, model_spec: str | None, options: dict, jsonl: Path | None, *,
+               catalog: bool = True, label: str = "") -> list[dict]:
+    from groundsql.catalog import build_catalog, introspect
     from groundsql.context import Context
     from groundsql.db import Database
     from groundsql.evaluation.linking import gold_schema, linking_scores
@@ -90,11 +102,14 @@ def run_linker(spec: str, questions: list, model_spec: str | None, options: dict
     for position, q in enumerate(questions, 1):
         if q.db_id not in databases:
             db = Database(str(q.db_path))
-            schema = introspect(db)
-            databases[q.db_id] = (db, schema, {t.name: [c.name for c in t.columns] for t in schema.tables})
-        db, schema, mapping = databases[q.db_id]
-        ctx = Context(question=q.question, db=db, models=models, evidence=q.evidence, options=dict(options),
-                      _schema=schema)
+            built = build_catalog(db) if catalog else None
+            schema = built.schema if built else introspect(db)
+            databases[q.db_id] = (db, schema, {t.name: [c.name for c in t.columns] for t in schema.tables},
+                                  built)
+        db, schema, mapping, built = databases[q.db_id]
+        extra = {"catalog": built} if built else {}
+        ctx = Context(question=q.question, db=db, models=models, evidence=q.evidence,
+                      options={**options, **extra}, _schema=schema)
         started = time.perf_counter()
         error = None
         try:
@@ -105,9 +120,10 @@ def run_linker(spec: str, questions: list, model_spec: str | None, options: dict
         seconds = time.perf_counter() - started
         usage = ctx.trace.usage()
         scores = linking_scores(gold_schema(q.gold_sql, mapping), linked, mapping)
-        record = {"linker": spec, "id": q.id, "db_id": q.db_id, "question": q.question, "seconds": round(seconds, 2),
+        record = {"linker": spec + label, "model": model_spec or "-", "id": q.id, "db_id": q.db_id, "question": q.question, "seconds": round(seconds, 2),
                   "tokens": usage.prompt_tokens + usage.completion_tokens, "llm_calls": usage.llm_calls,
-                  "db_queries": usage.db_queries, "linked": linked, "scores": scores, "error": error,
+                  "db_queries": usage.db_queries, "scores": scores, "error": error,
+                  "linked": linked if len(linked) <= MAX_RECORDED_TABLES else f"{len(linked)} tables (not listed)",
                   "kept_tables": len(linked), "kept_columns": sum(len(c) for c in linked.values())}
         records.append(record)
         if jsonl:
@@ -118,9 +134,20 @@ def run_linker(spec: str, questions: list, model_spec: str | None, options: dict
         print(f"  {spec} [{position}/{len(questions)}] q{q.id} table SRR {table['srr']:.0f} "
               f"kept {record['kept_tables']}t/{record['kept_columns']}c {seconds:.1f}s {record['tokens']} tok"
               + (f" ERROR {error}" if error else ""), flush=True)
-    for db, _, _ in databases.values():
+    for db, *_ in databases.values():
         db.close()
     return records
+
+
+def report(paths: list[Path]) -> list[dict]:
+    """Rows summarising the records of JSONL files, one per (linker, model), in first-seen order."""
+    groups: dict[tuple[str, str], list[dict]] = {}
+    for path in paths:
+        for line in path.read_text().splitlines():
+            if line.strip():
+                record = json.loads(line)
+                groups.setdefault((record["linker"], record.get("model") or "-"), []).append(record)
+    return [summarise(linker, records, model) for (linker, model), records in groups.items()]
 
 
 def summarise(spec: str, records: list[dict], model: str) -> dict:

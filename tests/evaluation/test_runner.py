@@ -145,3 +145,11 @@ def test_link_stage_scores_the_linked_schema(spider, tmp_path):
     record = lines(tmp_path / "results.jsonl")[0]
     assert record["correct"] is None and set(record["linked_schema"]) >= {"singer"}
     assert (tmp_path / "report.md").exists()
+
+
+def test_unknown_names_fail_before_any_question(spider, tmp_path):
+    with pytest.raises(ConfigError, match="unknown preset"):
+        evaluate(spider, preset="nope", model=oracle(spider), out=tmp_path / "a", db=DB, limit=1)
+    with pytest.raises(ConfigError, match="unknown linker"):
+        evaluate(spider, model=oracle(spider), stage="link", linker="nope", out=tmp_path / "b", db=DB, limit=1)
+    assert not (tmp_path / "a").exists()

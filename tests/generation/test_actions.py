@@ -51,3 +51,19 @@ def test_explore_keeps_at_most_three_queries():
 def test_split_queries_drops_non_queries_and_survives_garbage():
     assert split_queries("DELETE FROM t; SELECT 1") == ["SELECT 1"]
     assert isinstance(split_queries("SELECT FROM WHERE ((;"), list)  # never raises
+
+
+@pytest.mark.parametrize("reply, kind", [
+    ("[REFINE]", "INVALID"),
+    ("[REFINE] then, in a few lines, what you learned and the updated plan", "INVALID"),
+    ("[REFINE]\n```sql\nSELECT a FROM t\n```", "SQL"),
+    ("[REFINE] The country column stores full names like 'France'.", "REFINE"),
+])
+def test_refine_repairs(reply, kind):
+    assert parse_action(reply).kind == kind
+
+
+def test_unterminated_quotes_do_not_raise():
+    # sqlglot raises TokenError (not ParseError) here; a real 0.5B reply once crashed the loop this way
+    assert parse_action("[EXPLORE]\n```sql\nSELECT `a FROM t\n```").kind == "INVALID"
+    assert parse_action("[SQL] SELECT `a FROM t").kind == "SQL"

@@ -70,13 +70,13 @@ def test_token_budget_forces_sql_early(music_db):
 
 
 def test_malformed_replies_never_crash(music_db):
-    ctx, model = _ctx(music_db, ["", "[EXPLORE] no query here", "[CONFIRM]", "DROP TABLE singer",
+    ctx, model = _ctx(music_db, ["", "[EXPLORE] no query here", "still nothing", "[CONFIRM]", "DROP TABLE singer",
                                  "[SQL] SELECT name FROM singer WHERE age > 40"])
     candidate = explore(ctx, SCHEMA, budget=Budget(actions=5))
     assert candidate.ok and sorted(candidate.result.rows) == [("Bo",), ("Joe",)]
     assert "no action" in model.calls[1]["messages"][1]["content"]
-    assert "nothing to confirm" in model.calls[3]["messages"][1]["content"].lower() or \
-           "no working query" in model.calls[3]["messages"][1]["content"]
+    assert "Write the EXPLORE query now" in model.calls[2]["messages"][-1]["content"]  # one follow-up, then on
+    assert "no working query" in model.calls[4]["messages"][1]["content"]
 
 
 def test_write_statements_are_refused_not_run(music_db):
@@ -112,3 +112,30 @@ def test_large_exploration_results_are_compressed(music_db):
     explore(ctx, SCHEMA)
     prompt = model.calls[1]["messages"][1]["content"]
     assert "60 rows; first 10" in prompt and "column statistics" in prompt
+
+
+def test_a_bare_tag_is_completed_by_a_follow_up(music_db):
+    ctx, model = _ctx(music_db, ["[EXPLORE]", "```sql\nSELECT DISTINCT country FROM singer\n```",
+                                 "[SQL]", "SELECT count(*) FROM singer WHERE country = 'France'", "[CONFIRM]"])
+    candidate = explore(ctx, SCHEMA)
+    assert candidate.result.rows == [(2,)]
+    assert model.calls[1]["messages"][-1]["content"].startswith("Write the EXPLORE query now")
+    assert model.calls[1]["messages"][-2] == {"role": "assistant", "content": "[EXPLORE]"}
+    assert [n["action"] for n in ctx.trace.notes("explore_step")] == ["EXPLORE", "SQL", "CONFIRM"]
+
+
+def test_untokenizable_sql_is_refused_not_raised(music_db):
+    ctx, _ = _ctx(music_db, ["[SQL] SELECT `name FROM singer", "[SQL] SELECT name FROM singer", "[CONFIRM]"])
+    candidate = explore(ctx, SCHEMA)
+    assert candidate.ok
+    assert any(not q.ok and "refused" in q.error for q in ctx.trace.events if q.kind == "query")
+
+
+def test_turns_without_progress_force_sql(music_db):
+    probe = "[EXPLORE]\n```sql\nSELECT DISTINCT country FROM singer\n```"
+    ctx, model = _ctx(music_db, [probe, probe, probe, "[SQL] SELECT count(*) FROM singer WHERE country = 'France'",
+                                 "[CONFIRM]"])
+    candidate = explore(ctx, SCHEMA)
+    assert candidate.result.rows == [(2,)]
+    assert "last turn" in model.calls[3]["messages"][1]["content"]  # two repeats in a row: SQL is forced
+    assert "last turn" not in model.calls[2]["messages"][1]["content"]

@@ -67,9 +67,16 @@ def test_fewshot_similarity_and_same_database_exclusion():
     assert embed("name 'Joe'") == embed("name 'Ann'")  # literal values are masked
 
 
+def test_example_pool_from_the_real_spider_dev_file(spider_dir):
+    pool = example_pool({"examples_path": str(spider_dir / "dev.json")})
+    found = pool.similar("How many singers do we have?", 3, exclude_db="concert_singer")
+    assert len(found) == 3 and all(e.db_id != "concert_singer" and e.sql.upper().startswith("SELECT") for e in found)
+
+
 def test_example_pool_from_spider_file(tmp_path):
     path = tmp_path / "ex.json"
-    path.write_text(json.dumps([{"question": "How many?", "query": "SELECT 1", "db_id": "x"}]))
+    path.write_text(json.dumps([{"question": "How many?", "query": "SELECT 1", "db_id": "x",
+                                 "sql": {"select": [False, []]}}]))  # Spider's parsed tree is ignored
     pool = example_pool({"examples_path": str(path)})
     assert pool.examples == [Example("How many?", "SELECT 1", "x")]
     with pytest.raises(ConfigError):

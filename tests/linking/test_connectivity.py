@@ -59,3 +59,19 @@ def test_spider_concert_singer_bridge(concert_singer):
         connect_subset(ctx, subset)
     assert subset.tables["singer_in_concert"].role == "bridge"
     assert set(subset.tables["singer_in_concert"].columns) == {"Singer_ID", "concert_ID"}
+
+
+@pytest.mark.unit
+def test_paths_are_bounded_and_groups_stay_apart():
+    from groundsql.catalog.joins import JoinGraph, Relationship
+    from groundsql.linking.connectivity import adjacency, connecting_edges
+
+    chain = JoinGraph([Relationship(a, [f"{b}_id"], b, ["id"]) for a, b in zip("abcde", "bcdef")])
+    index = adjacency(chain)
+    assert connecting_edges(index, ["a", "e"], max_hops=3) == []  # four joins apart: left alone
+    edges = connecting_edges(index, ["a", "e"], max_hops=4)
+    assert [(r.table, r.ref_table) for r in edges] == [("a", "b"), ("b", "c"), ("c", "d"), ("d", "e")]
+    near = connecting_edges(index, ["a", "c", "f"], max_hops=2)
+    assert {(r.table, r.ref_table) for r in near} == {("a", "b"), ("b", "c")}  # f is three joins from c
+    wider = connecting_edges(index, ["a", "c", "f"], max_hops=3)
+    assert len(wider) == 5

@@ -27,7 +27,7 @@ def apex_router(messages):
                            "rejected": [{"table": "student", "column": "student_id", "reason": "test rejection"}],
                            "queries": []})
     if "abstract steps" in text:
-        return json.dumps({"logical_steps": ["1. Find the student from France", "2. Find the courses taken"]})
+        return "1. Find the student from France\n2. Find the courses taken"
     if "Combine them into one complete master plan" in text:
         return "1. Find students whose country is France\n2. Link students to courses\n3. Return titles"
     if "certainly have nothing to do" in text:
@@ -90,6 +90,10 @@ def test_master_plan_is_cached_for_generation(school):
 def test_exploration_queries_keep_only_selects():
     reply = "Here:\n```sql\n-- a\nSELECT 1;\nDROP TABLE x;\nSELECT a FROM t LIMIT 3\n```\nDone."
     assert exploration_queries(reply, "sqlite") == ["SELECT 1", "SELECT a FROM t LIMIT 3"]
+    # small models separate queries by blank lines or comments instead of semicolons
+    loose = "-- values\nSELECT DISTINCT a FROM t\n\n-- grain\nSELECT count(*) FROM t\n-- more\nSELECT b FROM t"
+    assert exploration_queries(loose, "sqlite") == ["SELECT DISTINCT a FROM t", "SELECT COUNT(*) FROM t",
+                                                    "SELECT b FROM t"]
 
 
 def test_presql_unions_the_schema_of_the_drafts(school):

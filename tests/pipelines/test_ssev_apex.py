@@ -87,7 +87,7 @@ def test_ssev_low_confidence_asks_back_when_told(music_db):
 def test_apex_explores_and_votes(music_db):
     model = ScriptedModel(default=_replier({
         "For each step of the plan": ["Step 1: filter singers\n- Keywords: singer, filter, country"],
-        "[EXPLORE] then": [
+        "Every reply is exactly one of": [
             "[EXPLORE]\n```sql\nSELECT DISTINCT country FROM singer\n```",
             f"[SQL]\n```sql\n{FRENCH}\n```",
             "[CONFIRM]",
@@ -104,7 +104,7 @@ def test_apex_explores_and_votes(music_db):
     assert seen == ["EXPLORE", "SQL", "CONFIRM", "SQL", "CONFIRM"]
     tips = ctx.trace.notes("tips")[0]["ids"]
     assert tips[:4] == ["OC01", "SG01", "SY01", "PF01"] and "SM03" in tips
-    prompt = next(c for c in model.calls if "[EXPLORE] then" in c["messages"][0]["content"])["messages"][1]["content"]
+    prompt = next(c for c in model.calls if "Every reply is exactly one of" in c["messages"][0]["content"])["messages"][1]["content"]
     assert "Tips:" in prompt and "Step 1: filter singers" in prompt
     json.dumps(answer.to_dict(include_trace=True), default=str)
 

@@ -64,7 +64,7 @@ def run_command(dataset, preset, model_spec, samples, workers, out, predictions,
     filters = {"db": list(db_ids) or None, "ids": [i for i in (ids or "").split(",") if i.strip()] or None,
                "limit": limit, "sample": sample, "seed": seed, "stage": stage, "linker": linker,
                "keep_distinct": keep_distinct}
-    with _ProgressBar(enabled=not as_json) as bar:
+    with _ProgressBar(enabled=not as_json, resumed=out) as bar:
         summary = evaluate(dataset, preset=preset, model=None if predictions else model_spec, samples=samples,
                            workers=workers, out=out, predictions=predictions, progress=bar.update, **filters)
     if as_json:
@@ -148,13 +148,22 @@ def _print_summary(summary: dict) -> None:
 class _ProgressBar:
     """A rich progress bar showing running accuracy, tokens and ETA (silent when disabled)."""
 
-    def __init__(self, enabled: bool = True) -> None:
+    def __init__(self, enabled: bool = True, resumed: Path | None = None) -> None:
         self.enabled = enabled
-        self.correct = 0
-        self.seen = 0
-        self.tokens = 0
+        self.correct = self.seen = self.tokens = 0
         self._progress = None
         self._task = None
+        if resumed is not None:  # count the questions a resumed run already finished
+            from groundsql.evaluation.results import RESULTS_FILE, read_results
+
+            for record in read_results(resumed / RESULTS_FILE):
+                self._count(record)
+
+    def _count(self, record: dict) -> None:
+        self.seen += 1
+        self.correct += 1 if record.get("correct") else 0
+        usage = record.get("usage") or {}
+        self.tokens += int(usage.get("prompt_tokens", 0)) + int(usage.get("completion_tokens", 0))
 
     def __enter__(self) -> _ProgressBar:
         if self.enabled:
@@ -168,10 +177,7 @@ class _ProgressBar:
         return self
 
     def update(self, record: dict, finished: int, total: int) -> None:
-        self.seen += 1
-        self.correct += 1 if record.get("correct") else 0
-        usage = record.get("usage") or {}
-        self.tokens += int(usage.get("prompt_tokens", 0)) + int(usage.get("completion_tokens", 0))
+        self._count(record)
         if self._progress is None:
             return
         if self._task is None:

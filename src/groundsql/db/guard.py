@@ -6,7 +6,7 @@ import logging
 
 import sqlglot
 from sqlglot import exp
-from sqlglot.errors import ParseError
+from sqlglot.errors import ParseError, TokenError
 
 from groundsql.errors import RefusedStatement
 
@@ -73,7 +73,7 @@ def check_statement(sql: str, dialect: str) -> exp.Expression:
         raise RefusedStatement("refused: the statement is empty")
     try:
         statements = [s for s in sqlglot.parse(text, read=dialect) if s is not None]
-    except ParseError as exc:
+    except (ParseError, TokenError) as exc:
         first = str(exc).splitlines()[0]
         raise RefusedStatement(f"refused: cannot parse the statement ({first})") from None
     if len(statements) != 1:

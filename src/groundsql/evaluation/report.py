@@ -162,7 +162,7 @@ def plot_comparison(rows: list[tuple[str, dict[str, Any]]], out: Path, prefix: s
     ax.set_ylabel("execution accuracy (%)")
     ax.legend(fontsize=7)
     ax.set_title("Execution accuracy by difficulty", fontsize=9)
-    written["accuracy by difficulty"] = _save(fig, out / f"{prefix}accuracy_by_difficulty.png", plt)
+    written["accuracy by difficulty"] = _save(fig, out / f"{prefix}by_difficulty.png", plt)
 
     fig, ax = plt.subplots(figsize=(6, 3.8))
     for label, s in rows:

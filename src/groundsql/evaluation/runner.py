@@ -83,6 +83,7 @@ def run_evaluation(dataset: Dataset | str | Path, options: EvalOptions, out: str
     Returns:
         The summary (see `summarize`).
     """
+    _check_names(options)
     data = dataset if isinstance(dataset, Dataset) else load_dataset(dataset)
     questions = select(data.questions, db=options.db, ids=options.ids, sample=options.sample, seed=options.seed,
                        limit=options.limit)
@@ -140,6 +141,22 @@ def run_evaluation(dataset: Dataset | str | Path, options: EvalOptions, out: str
     if out is not None:
         (Path(out) / SUMMARY_FILE).write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
     return summary
+
+
+def _check_names(options: EvalOptions) -> None:
+    """Fail before the first question on an unknown preset, linker or stage, not once per question."""
+    if options.stage not in ("full", "link"):
+        raise ConfigError(f"unknown stage {options.stage!r}; use full or link")
+    if options.predictions:
+        return
+    if options.stage == "full":
+        from groundsql.pipelines import get_preset
+
+        get_preset(options.preset)
+    if options.linker or options.stage == "link":
+        from groundsql.linking import parse_spec
+
+        parse_spec(options.linker or "full")
 
 
 def _config(data: Dataset, options: EvalOptions) -> dict[str, Any]:

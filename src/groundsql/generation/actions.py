@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 import sqlglot
 from sqlglot import exp
-from sqlglot.errors import ParseError
+from sqlglot.errors import SqlglotError
 
 from groundsql.generation.extract import extract_sql
 
@@ -17,6 +17,8 @@ _TAG = re.compile(r"\[\s*(EXPLORE|REFINE|SQL|CONFIRM)\s*\]|^[ \t*#>]{0,3}(EXPLOR
                   re.I | re.M)
 _FENCE = re.compile(r"```[ \t]*[A-Za-z0-9_-]*[ \t]*\n?(.*?)(?:```|$)", re.S)
 MAX_EXPLORE_QUERIES = 3
+MIN_REFINE_CHARS = 12
+_ECHO = ("a few lines", "then, in a few lines", "what you learned")  # the instructions repeated back
 
 
 @dataclass
@@ -25,6 +27,7 @@ class Action:
     body: str = ""
     queries: list[str] = field(default_factory=list)  # EXPLORE: the statements; SQL/CONFIRM: at most one
     repaired: str = ""  # how a malformed reply was read, for the trace
+    wanted: str = ""  # a bare tag with nothing after it: the action the model meant to take
 
     @property
     def sql(self) -> str:
@@ -56,6 +59,14 @@ def _fill(action: Action, dialect: str, whole: str) -> Action:
         if not action.queries:
             action.kind = "INVALID"
             action.repaired = "[EXPLORE] without a query"
+            action.wanted = "EXPLORE"
+    elif action.kind == "REFINE":
+        sql = extract_sql(action.body, dialect)
+        if sql and _looks_final(action.body):
+            return Action(kind="SQL", body=action.body, queries=[sql], repaired="[REFINE] holding a query read as [SQL]")
+        if len(action.body.strip(" .:-*#\n")) < MIN_REFINE_CHARS or action.body.lower().startswith(_ECHO):
+            action.kind = "INVALID"
+            action.repaired = "[REFINE] without content"
     elif action.kind in ("SQL", "CONFIRM"):
         sql = extract_sql(action.body, dialect)
         if not sql and action.kind == "SQL":
@@ -64,7 +75,16 @@ def _fill(action: Action, dialect: str, whole: str) -> Action:
         if action.kind == "SQL" and not sql:
             action.kind = "INVALID"
             action.repaired = "[SQL] without a query"
+            action.wanted = "SQL"
     return action
+
+
+def _looks_final(body: str) -> bool:
+    """A REFINE whose text is mostly a query: small models often put their answer there."""
+    text = body.strip()
+    if text[:6].upper() in ("SELECT", "WITH ") or text[:5].upper() == "WITH ":
+        return True
+    return "```" in text and len(text.split("```")[0].strip()) < 40
 
 
 def split_queries(text: str, dialect: str = "sqlite") -> list[str]:
@@ -74,7 +94,7 @@ def split_queries(text: str, dialect: str = "sqlite") -> list[str]:
     for block in blocks:
         try:
             statements = sqlglot.parse(block, read=dialect)
-        except (ParseError, ValueError):
+        except (SqlglotError, ValueError):
             statements = []
             for piece in block.split(";"):
                 single = extract_sql(piece, dialect)
@@ -89,5 +109,5 @@ def split_queries(text: str, dialect: str = "sqlite") -> list[str]:
 def _parse_one(sql: str, dialect: str) -> exp.Expression | None:
     try:
         return sqlglot.parse_one(sql, read=dialect)
-    except (ParseError, ValueError):
+    except (SqlglotError, ValueError):
         return None

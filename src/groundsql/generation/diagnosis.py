@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import sqlglot
 from sqlglot import exp
-from sqlglot.errors import ParseError
+from sqlglot.errors import SqlglotError
 
 from groundsql.catalog.schema import Schema
 from groundsql.db import Result
@@ -75,7 +75,7 @@ def _tables_hint(sql: str, schema: Schema | None) -> str:
         return ""
     try:
         tree = sqlglot.parse_one(sql, read=schema.dialect)
-    except (ParseError, ValueError):
+    except (SqlglotError, ValueError):
         return ""
     if tree is None:
         return ""

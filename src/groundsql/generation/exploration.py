@@ -12,6 +12,8 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from sqlglot.errors import SqlglotError
+
 from groundsql.answer import Candidate
 from groundsql.context import Context
 from groundsql.errors import ModelError
@@ -25,8 +27,10 @@ log = logging.getLogger("groundsql")
 
 MAX_ACTIONS = 6
 MAX_TOKENS = 12000  # prompt + completion tokens per sample
-REPLY_TOKENS = 320
+REPLY_TOKENS = 256
+FOLLOW_UP_TOKENS = 160
 EXPLORE_ROWS = 100
+MAX_STALE = 2  # after this many turns without progress, SQL is forced
 KEEP_OBSERVATIONS = 4  # consolidation keeps the latest exploratory results only
 OBSERVATION_CHARS = 700
 PLAN_CHARS = 600
@@ -62,6 +66,7 @@ class ExplorationState:
     actions: int = 0
     tokens: int = 0
     invalid: int = 0
+    stale: int = 0  # consecutive turns that learnt nothing (invalid, or exploration already done)
     log: list[dict] = field(default_factory=list)
 
     @property
@@ -94,7 +99,8 @@ def explore(ctx: Context, schema_text: str, *, tips: str = "", plan: str = "", r
                   plan_block=f"Plan:\n{state.plan}\n" if state.plan else "", question=ctx.question)
     step = f"explore:{sample}"
     while state.actions < budget.actions and not state.confirmed:
-        forced = state.actions >= budget.actions - 1 or state.tokens >= budget.tokens * 0.85
+        forced = (state.actions >= budget.actions - 1 or state.tokens >= budget.tokens * 0.85
+                  or state.stale >= MAX_STALE)
         messages = [{"role": "system", "content": system},
                     {"role": "user", "content": task + "\n\n" + _state_text(state, budget, forced)}]
         try:
@@ -106,7 +112,9 @@ def explore(ctx: Context, schema_text: str, *, tips: str = "", plan: str = "", r
             break
         state.actions += 1
         state.tokens += completion.prompt_tokens + completion.completion_tokens
-        action = parse_action(completion.text, ctx.db.dialect)
+        action = _parse(completion.text, ctx.db.dialect)
+        if action.wanted:
+            action = _complete_bare_tag(ctx, state, messages, completion.text, action, step, role, temperature)
         if forced and action.kind not in ("SQL", "CONFIRM"):
             action = _force_sql(action, completion.text, ctx.db.dialect)
         _apply(ctx, state, action, sample, listener)
@@ -118,11 +126,13 @@ def _apply(ctx: Context, state: ExplorationState, action: Action, sample: int,
     record: dict = {"action": action.kind}
     if action.repaired:
         record["repaired"] = action.repaired
+    state.stale = 0 if action.kind in ("REFINE", "SQL", "CONFIRM") else state.stale + 1
     if action.kind == "EXPLORE":
         record["queries"] = []
         for sql in action.queries:
             if any(o.sql == sql for o in state.observations):
                 continue
+            state.stale = 0
             result, error = ctx.try_query(sql, step=f"explore:{sample}:probe", max_rows=EXPLORE_ROWS)
             text = result.summary() if result is not None else f"error: {error}"
             state.observations.append(Observation(sql=sql, text=_clip(text, OBSERVATION_CHARS)))
@@ -165,6 +175,32 @@ def _run_sql(ctx: Context, state: ExplorationState, sql: str, sample: int) -> No
             state.feedback += f"\nNote: {verdict.problem} {verdict.hint}".rstrip()
 
 
+def _parse(reply: str, dialect: str) -> Action:
+    """`parse_action`, with any parser failure on odd model text read as an invalid action."""
+    try:
+        return parse_action(reply, dialect)
+    except (SqlglotError, ValueError, RecursionError) as exc:
+        log.debug("unparseable reply (%s): %r", exc, reply[:200])
+        return Action(kind="INVALID", repaired=f"unparseable reply: {exc}")
+
+
+def _complete_bare_tag(ctx: Context, state: ExplorationState, messages: list[dict], reply: str, action: Action,
+                       step: str, role: str, temperature: float) -> Action:
+    """Small models often stop right after a tag; ask once, in the same chat, for the query it announced."""
+    follow = messages + [{"role": "assistant", "content": reply},
+                         {"role": "user", "content": f"Write the {action.wanted} query now, in a ```sql block."}]
+    try:
+        completion = ctx.chat(step, follow, role=role, temperature=temperature, max_tokens=FOLLOW_UP_TOKENS)
+    except ModelError:
+        return action
+    state.tokens += completion.prompt_tokens + completion.completion_tokens
+    retry = _parse(f"[{action.wanted}]\n{completion.text}", ctx.db.dialect)
+    if retry.kind == action.wanted:
+        retry.repaired = f"bare [{action.wanted}] completed by a follow-up"
+        return retry
+    return action
+
+
 def _force_sql(action: Action, reply: str, dialect: str) -> Action:
     """On the last turn any query in the reply becomes the answer; otherwise the turn is lost."""
     from groundsql.generation.extract import extract_sql
@@ -193,12 +229,18 @@ def _state_text(state: ExplorationState, budget: Budget, forced: bool) -> str:
     elif state.feedback:
         last = state.feedback + "\n"
     left = budget.actions - state.actions
+    previous = state.log[-1]["action"] if state.log else ""
     if forced:
         instruction = "This is your last turn: reply with [SQL] and the final query."
-    elif state.last is not None and state.last.ok:
+    elif previous in ("SQL", "CONFIRM") and state.last is not None and state.last.ok:
         instruction = f"{left} turns left. If this result answers the question reply [CONFIRM], else fix it with [SQL]."
+    elif previous in ("SQL", "CONFIRM") and state.last is not None:
+        instruction = f"{left} turns left. Fix the query with [SQL], or check the data with [EXPLORE]."
+    elif not state.log:
+        instruction = (f"{left} turns left. Start with [EXPLORE] to check the values and joins you need, "
+                       "or [SQL] if you are sure.")
     else:
-        instruction = f"{left} turns left. Reply with one tag."
+        instruction = f"{left} turns left. Next: [EXPLORE] to check more, or [SQL] to answer."
     return render("explore_state", history=history, plan_line=plan_line, last_sql=last, instruction=instruction)
 
 

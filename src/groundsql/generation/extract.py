@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 import sqlglot
-from sqlglot.errors import ParseError
+from sqlglot.errors import SqlglotError
 
 _FENCE = re.compile(r"```[ \t]*([A-Za-z0-9_-]*)[ \t]*\n?(.*?)(?:```|$)", re.S)
 _START = re.compile(r"\b(SELECT|WITH)\b", re.I)
@@ -32,7 +32,7 @@ def extract_sql(reply: str, dialect: str = "sqlite") -> str:
     for block in candidates:
         match = _START.search(block)
         if match:
-            return block[match.start():].strip().split(";")[0].strip()
+            return block[match.start():].split("```")[0].strip().split(";")[0].strip()
     return ""
 
 
@@ -41,7 +41,7 @@ def _single_statement(text: str, dialect: str) -> str:
         return ""
     try:
         parsed = [p for p in sqlglot.parse(text, read=dialect) if p is not None]
-    except ParseError:
+    except (SqlglotError, ValueError):
         return ""
     return text if len(parsed) == 1 else ""
 
@@ -50,7 +50,7 @@ def _first_query(block: str, dialect: str) -> str:
     match = _START.search(block)
     if not match:
         return ""
-    text = block[match.start():].strip()
+    text = block[match.start():].split("```")[0].strip()  # a stray closing fence ends the query
     # Try the longest prefix that parses as a single statement, cutting at semicolons then at blank lines.
     pieces = [text.split(";")[0]] + [text.split("\n\n")[0]]
     for piece in pieces:
@@ -59,7 +59,7 @@ def _first_query(block: str, dialect: str) -> str:
             continue
         try:
             parsed = [p for p in sqlglot.parse(piece, read=dialect) if p is not None]
-        except ParseError:
+        except (SqlglotError, ValueError):
             continue
         if len(parsed) == 1:
             return piece

@@ -71,7 +71,9 @@ class ExamplePool:
             if isinstance(record, Example):
                 examples.append(record)
                 continue
-            sql = record.get("sql") or record.get("query") or record.get("SQL")
+            # Spider records carry the SQL text as `query` and a parsed tree as `sql`: take the first text.
+            sql = next((v for v in (record.get("query"), record.get("sql"), record.get("SQL"))
+                        if isinstance(v, str) and v.strip()), None)
             if not record.get("question") or not sql:
                 raise ConfigError("every example needs a question and its sql")
             examples.append(Example(question=record["question"], sql=sql, db_id=record.get("db_id", "")))

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import sqlglot
 from sqlglot import exp
-from sqlglot.errors import ParseError
+from sqlglot.errors import SqlglotError
 
 from groundsql.catalog.schema import Schema
 from groundsql.context import Context
@@ -63,7 +63,7 @@ def subset_from_sql(schema: Schema, sqls: list[str], dialect: str) -> SchemaSubs
             continue
         try:
             tree = sqlglot.parse_one(sql, read=dialect)
-        except (ParseError, ValueError):
+        except (SqlglotError, ValueError):
             continue
         if tree is None:
             continue

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import logging
+
 from groundsql.catalog.schema import Schema
 from groundsql.context import Context
 from groundsql.linking.common import candidate_schema, parallel_map
@@ -13,7 +15,10 @@ from groundsql.linking.subset import SchemaSubset
 from groundsql.linking.synthesis import synthesize
 from groundsql.linking.verification import Verdict, verify_table
 
+log = logging.getLogger("groundsql")
+
 DEFAULT_VERIFY_TABLES = 12
+LARGE_SCHEMA_TABLES = 100
 ROLE_ORDER = {"target": 0, "filter": 1, "bridge": 2, "candidate": 3, "unused": 4}
 
 
@@ -22,6 +27,9 @@ def apex(ctx: Context, previous: SchemaSubset | None) -> SchemaSubset:
     """Options: `plan_samples` (2), `link_batch_tokens` (3000), `verify_queries` (3 per table),
     `verify_tables` (at most 12 tables explored; the rest are kept unverified), `synthesis_rounds` (1)."""
     schema = candidate_schema(ctx, previous)
+    if previous is None and len(schema.tables) > LARGE_SCHEMA_TABLES:
+        log.warning("apex over %d tables prunes every batch with the model; 'vector,apex' narrows the schema "
+                    "cheaply first", len(schema.tables))
     plan = master_plan(ctx)
     pruned_subset = dual_pathway(ctx, plan, schema)
     pruned = pruned_subset.restrict(schema)

@@ -2,16 +2,11 @@
 
 from __future__ import annotations
 
-from groundsql.catalog import render_table_ddl
+from groundsql.catalog import estimate_tokens, render_table_ddl
 from groundsql.catalog.schema import Schema, Table
 from groundsql.context import Context
 
-#: Characters per token for English and SQL text with a BPE tokenizer; a conservative rule of thumb.
-CHARS_PER_TOKEN = 3.5
-
-
-def estimate_tokens(text: str) -> int:
-    return int(len(text) / CHARS_PER_TOKEN) + 1
+__all__ = ["estimate_tokens", "schema_tokens", "table_tokens"]
 
 
 def table_tokens(table: Table, dialect: str) -> int:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
@@ -9,7 +10,10 @@ from typing import Any, TypeVar
 from groundsql.catalog import render_table_ddl, sample_rows
 from groundsql.catalog.schema import Schema, Table
 from groundsql.context import Context
+from groundsql.errors import ModelError
 from groundsql.linking.subset import SchemaSubset
+
+log = logging.getLogger("groundsql")
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -21,10 +25,16 @@ def candidate_schema(ctx: Context, previous: SchemaSubset | None) -> Schema:
     Earlier stages narrow tables; later, costlier stages see each surviving table whole, so that a column an
     earlier, cheaper stage missed can still be recovered.
     """
+    schema = base_schema(ctx)
     if previous is None:
-        return ctx.schema
-    tables = [t for t in ctx.schema.tables if previous.has(t.name)]
-    return Schema(dialect=ctx.schema.dialect, tables=tables)
+        return schema
+    return Schema(dialect=schema.dialect, tables=[t for t in schema.tables if previous.has(t.name)])
+
+
+def base_schema(ctx: Context) -> Schema:
+    """The catalog's schema (inferred keys, descriptions) when a catalog is available, else the introspected one."""
+    schema = getattr(catalog_of(ctx), "schema", None)
+    return schema if isinstance(schema, Schema) else ctx.schema
 
 
 def evidence_block(ctx: Context) -> str:
@@ -83,3 +93,32 @@ def catalog_of(ctx: Context) -> Any | None:
         except Exception:  # building a catalog can fail (permissions, timeouts); linking must not
             catalog = None
     return catalog
+
+
+def ask_json(ctx: Context, step: str, messages: list[dict[str, str]], *, role: str, max_tokens: int,
+             schema: dict[str, Any], temperature: float = 0.0, n: int = 1) -> list[Any]:
+    """Call the role's model for JSON replies; returns one parsed object (or None) per completion.
+
+    The JSON schema is passed to the model (structured output; grammar-constrained sampling for the embedded
+    model, which otherwise often answers in prose). `ctx.options['link_json_schema'] = False` drops it: replies
+    are then parsed leniently, which is faster on CPU, and a malformed one counts as no answer (every caller
+    has a safe fallback).
+    """
+    from groundsql.models.base import parse_json
+
+    constrained = bool(ctx.options.get("link_json_schema", True))
+    try:
+        completion = ctx.chat(step, messages, role=role, n=n, temperature=temperature, max_tokens=max_tokens,
+                              json_schema=schema if constrained else None)
+    except ModelError as exc:
+        log.warning("%s failed: %s", step, exc)
+        return [None] * n
+    if constrained:
+        return list(completion.data) + [None] * (n - len(completion.data))
+    values = []
+    for text in completion.texts:
+        value, problem = parse_json(text, None)
+        values.append(value if isinstance(value, dict) else None)
+        if problem:
+            log.debug("%s: unparsable reply (%s)", step, problem)
+    return values

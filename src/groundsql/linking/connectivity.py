@@ -1,7 +1,9 @@
 """Connectivity repair: bridge tables and join keys so that the linked tables form one joinable set.
 
 Uses the catalog's join graph (declared plus inferred keys) when a catalog is available, else the declared
-foreign keys of the schema.
+foreign keys of the schema. Paths are searched breadth-first over an adjacency index (fast on ~1,000-table
+schemas) and bounded to `link_max_hops` joins (default 3), since a bridge chain longer than that more likely
+links unrelated parts of a large schema than answers the question.
 """
 
 from __future__ import annotations
@@ -14,11 +16,14 @@ from groundsql.context import Context
 from groundsql.linking.common import catalog_of
 from groundsql.linking.subset import SchemaSubset
 
+DEFAULT_MAX_HOPS = 3
+Adjacency = dict[str, list[tuple[str, Relationship]]]  # lower-cased table → (neighbour, edge)
+_ADJACENCY: dict[int, tuple[JoinGraph, int, Adjacency]] = {}
+
 
 def join_graph(ctx: Context) -> JoinGraph:
     """The catalog's join graph, or one built from the schema's declared foreign keys."""
-    catalog = catalog_of(ctx)
-    graph = getattr(catalog, "join_graph", None)
+    graph = getattr(catalog_of(ctx), "join_graph", None)
     if isinstance(graph, JoinGraph):
         return graph
     cache = ctx.options.setdefault("_cache", {})
@@ -40,47 +45,103 @@ def declared_graph(schema: Schema) -> JoinGraph:
     return JoinGraph(relationships)
 
 
+def adjacency(graph: JoinGraph) -> Adjacency:
+    """Neighbours of every table, declared edges before inferred ones, built once per graph."""
+    cached = _ADJACENCY.get(id(graph))
+    if cached is not None and cached[0] is graph and cached[1] == len(graph.relationships):
+        return cached[2]
+    index: Adjacency = {}
+    for rel in sorted(graph.relationships, key=lambda r: (r.inferred, -r.confidence)):
+        if rel.table.lower() == rel.ref_table.lower():
+            continue
+        index.setdefault(rel.table.lower(), []).append((rel.ref_table, rel))
+        index.setdefault(rel.ref_table.lower(), []).append((rel.table, rel))
+    if len(_ADJACENCY) > 16:
+        _ADJACENCY.clear()
+    _ADJACENCY[id(graph)] = (graph, len(graph.relationships), index)
+    return index
+
+
 def connect_subset(ctx: Context, subset: SchemaSubset, graph: JoinGraph | None = None) -> SchemaSubset:
     """Add the fewest bridge tables that join the subset's tables, and the key columns of the joins used.
 
-    Disabled with `ctx.options['link_connect'] = False`. Tables the graph cannot reach are left as they are.
+    Disabled with `ctx.options['link_connect'] = False`. Tables the graph cannot reach within
+    `link_max_hops` joins are left as they are.
     """
     if not ctx.options.get("link_connect", True) or len(subset.tables) < 2:
         return subset
-    graph = graph or join_graph(ctx)
-    before = list(subset.tables)
-    connected = graph.connect(before)
-    for name in connected:
-        if not subset.has(name):
-            subset.add(name, role="bridge", reason="joins linked tables (connectivity repair)")
-            subset.notes.append(f"added bridge table {name}")
-    for rel in _spanning_edges(graph, [name for name in subset.tables]):
+    index = adjacency(graph or join_graph(ctx))
+    max_hops = int(ctx.options.get("link_max_hops", DEFAULT_MAX_HOPS))
+    names = {name.lower(): name for name in subset.tables}
+    for rel in connecting_edges(index, list(subset.tables), max_hops):
         for table, columns in ((rel.table, rel.columns), (rel.ref_table, rel.ref_columns)):
-            entry = subset.get(table)
-            if entry is None:
-                continue
+            if table.lower() not in names:
+                subset.add(table, role="bridge", reason="joins linked tables (connectivity repair)")
+                subset.notes.append(f"added bridge table {table}")
+                names[table.lower()] = table
             for column in columns:
-                if not subset.has(entry.name, column):
-                    subset.add(entry.name, column, reason=f"join key {rel.on_clause()}")
+                if not subset.has(names[table.lower()], column):
+                    subset.add(names[table.lower()], column, reason=f"join key {rel.on_clause()}")
     return subset
 
 
-def _spanning_edges(graph: JoinGraph, tables: list[str]) -> list[Relationship]:
-    """Edges of a breadth-first spanning forest of the graph induced by `tables` (declared edges first)."""
-    inside = {t.lower() for t in tables}
-    seen: set[str] = set()
+def connecting_edges(index: Adjacency, tables: list[str], max_hops: int) -> list[Relationship]:
+    """Edges joining `tables` into as few groups as possible (greedy Steiner tree by nearest table first).
+
+    Grows a connected group breadth-first from its tables to the nearest table still to connect (at most
+    `max_hops` joins away) and adds the path; a table that no path reaches starts a new group.
+    """
+    pending = [t.lower() for t in tables]
     edges: list[Relationship] = []
-    for root in tables:
-        if root.lower() in seen:
-            continue
-        seen.add(root.lower())
-        queue = deque([root])
-        while queue:
-            node = queue.popleft()
-            for rel in sorted(graph.edges(node), key=lambda r: (r.inferred, -r.confidence)):
-                other = rel.other(node)
-                if other.lower() in inside and other.lower() not in seen:
-                    seen.add(other.lower())
-                    edges.append(rel)
-                    queue.append(other)
+    while pending:
+        group = {pending.pop(0)}
+        while pending:
+            path = _nearest(index, group, set(pending), max_hops)
+            if path is None:
+                break
+            for rel in path:
+                edges.append(rel)
+                group.update((rel.table.lower(), rel.ref_table.lower()))
+            pending = [t for t in pending if t not in group]
+        edges.extend(_inner_edges(index, group, edges))
     return edges
+
+
+def _nearest(index: Adjacency, group: set[str], targets: set[str], max_hops: int) -> list[Relationship] | None:
+    previous: dict[str, tuple[str, Relationship]] = {}
+    depth = {node: 0 for node in group}
+    queue = deque(group)
+    while queue:
+        node = queue.popleft()
+        if depth[node] >= max_hops:
+            continue
+        for other, rel in index.get(node, []):
+            key = other.lower()
+            if key in depth:
+                continue
+            depth[key] = depth[node] + 1
+            previous[key] = (node, rel)
+            if key in targets:
+                path = []
+                while key not in group:
+                    key, step = previous[key]
+                    path.append(step)
+                return list(reversed(path))
+            queue.append(key)
+    return None
+
+
+def _inner_edges(index: Adjacency, group: set[str], chosen: list[Relationship]) -> list[Relationship]:
+    """A join edge for every table of the group that is not yet touched by a chosen edge (already-connected
+    tables still need their join keys)."""
+    touched = {t for rel in chosen for t in (rel.table.lower(), rel.ref_table.lower())}
+    extra: list[Relationship] = []
+    for node in sorted(group):
+        if node in touched or len(group) < 2:
+            continue
+        for other, rel in index.get(node, []):
+            if other.lower() in group:
+                extra.append(rel)
+                touched.update((node, other.lower()))
+                break
+    return extra

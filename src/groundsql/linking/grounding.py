@@ -18,6 +18,7 @@ log = logging.getLogger("groundsql")
 
 MIN_SCORE = 90.0
 MAX_MATCHES = 12
+MAX_OWNERS = 2
 FALLBACK_VALUES = 200  # distinct values read per text column when no catalog is available
 _TEXT_TYPES = ("CHAR", "TEXT", "STRING", "CLOB", "VARCHAR")
 
@@ -26,18 +27,22 @@ def ground_literals(ctx: Context, subset: SchemaSubset, within: SchemaSubset | N
     """Add value-bearing columns for the question's literals.
 
     Columns of tables already in `subset` are added for any match at or above the score floor; a table outside
-    the subset (but inside `within`, the stage's input) is added only for an exact match. Disabled with
+    the subset (but inside `within`, the stage's input) is added only for an exact match of a value stored in
+    at most `ground_max_owners` (2) tables. Disabled with
     `ctx.options['link_ground'] = False`.
     """
     if not ctx.options.get("link_ground", True):
         return subset
-    matches = question_matches(ctx)
+    matches = [m for m in question_matches(ctx) if within is None or within.has(m.table)]
+    owners: dict[str, set[str]] = {}
+    for match in matches:
+        owners.setdefault(match.value.strip().lower(), set()).add(match.table)
+    max_owners = int(ctx.options.get("ground_max_owners", MAX_OWNERS))
     grounded = []
     for match in matches:
-        if within is not None and not within.has(match.table):
-            continue
-        if not subset.has(match.table) and not match.exact:
-            continue
+        if not subset.has(match.table) and (
+                not match.exact or len(owners[match.value.strip().lower()]) > max_owners):
+            continue  # a new table only for an exact value that few tables store (large schemas repeat values)
         role = "" if subset.has(match.table) else "filter"
         subset.add(match.table, match.column, role=role, reason=f"stores the value {match.value!r}",
                    evidence=[f"stored value {match.value!r} matches {match.text!r}"])

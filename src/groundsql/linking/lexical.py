@@ -74,6 +74,8 @@ class LexicalRetriever:
         self.bm25 = BM25([words(t) for t in texts])
 
     def scores(self, query: str) -> list[float]:
+        """0..1 per document: BM25 relative to the best document, plus a bonus when the whole phrase is
+        (nearly) the document's name (catches misspellings such as 'stadum capacity')."""
         terms = words(query)
         if not terms:
             return [0.0] * len(self.names)
@@ -82,6 +84,7 @@ class LexicalRetriever:
         phrase = " ".join(terms)
         result = []
         for value, name in zip(raw, self.names):
-            fuzzy = fuzz.token_set_ratio(phrase, name) / 100 if name else 0.0
-            result.append(0.7 * value / top + 0.3 * (fuzzy if fuzzy >= 0.6 else 0.0))
+            # plain edit similarity: a one-word phrase must not match every name that merely contains it
+            fuzzy = fuzz.ratio(phrase, name) / 100 if name else 0.0
+            result.append(0.7 * value / top + 0.3 * (fuzzy if fuzzy >= 0.8 else 0.0))
         return result

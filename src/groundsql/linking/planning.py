@@ -11,11 +11,6 @@ from groundsql.prompts import render
 
 log = logging.getLogger("groundsql")
 
-PLAN_SCHEMA = {
-    "type": "object",
-    "properties": {"logical_steps": {"type": "array", "items": {"type": "string"}}},
-    "required": ["logical_steps"],
-}
 DEFAULT_PLANS = 2
 PLAN_TEMPERATURE = 0.8
 MERGE_TEMPERATURE = 0.2
@@ -36,10 +31,8 @@ def master_plan(ctx: Context, *, n: int | None = None) -> str:
     drafts: list[str] = []
     try:
         completion = ctx.chat("link.plan", messages, role="planner", n=n, temperature=PLAN_TEMPERATURE,
-                              max_tokens=200, json_schema=PLAN_SCHEMA)
-        for value in completion.data:
-            if value and value.get("logical_steps"):
-                drafts.append("\n".join(str(s) for s in value["logical_steps"]))
+                              max_tokens=200)
+        drafts = [text.strip() for text in completion.texts if text.strip()]
     except ModelError as exc:
         log.warning("logical planning failed: %s", exc)
     if len(drafts) <= 1:

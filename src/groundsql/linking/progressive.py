@@ -12,10 +12,9 @@ from collections.abc import Callable
 
 from groundsql.catalog.schema import Schema, Table
 from groundsql.context import Context
-from groundsql.errors import ModelError
 from groundsql.linking.batching import Entry, batches, merge_identical
 from groundsql.linking.budget import estimate_tokens
-from groundsql.linking.common import candidate_schema, evidence_block
+from groundsql.linking.common import ask_json, candidate_schema, evidence_block
 from groundsql.linking.registry import linker
 from groundsql.linking.subset import SchemaSubset
 from groundsql.prompts import render
@@ -73,13 +72,8 @@ def prune_repeatedly(ctx: Context, items: list, render_items: Callable[[list], t
         messages = [{"role": "user", "content": render(
             "link_progressive", kind=kind, pass_hint=hint, question=ctx.question,
             evidence_block=evidence_block(ctx), items=text)}]
-        try:
-            completion = ctx.chat(f"link.progressive:{kind}", messages, role="generator", temperature=0.0,
-                                  max_tokens=250, json_schema=KEEP_SCHEMA)
-        except ModelError as exc:
-            log.warning("progressive pruning failed: %s", exc)
-            break
-        reply = completion.data[0] if completion.data else None
+        reply = ask_json(ctx, f"link.progressive:{kind}", messages, role="generator", max_tokens=250,
+                         schema=KEEP_SCHEMA)[0]
         names = reply.get("keep") if isinstance(reply, dict) else None
         chosen = {id(x) for name in names or [] if isinstance(name, str)
                   for x in by_name.get(_key(name), [])}

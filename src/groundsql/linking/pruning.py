@@ -12,9 +12,8 @@ from typing import Any
 
 from groundsql.catalog.schema import Schema
 from groundsql.context import Context
-from groundsql.errors import ModelError
 from groundsql.linking.batching import Entry, batch_schema, batch_text, batches
-from groundsql.linking.common import evidence_block, resolve_column, resolve_table
+from groundsql.linking.common import ask_json, evidence_block, resolve_column, resolve_table
 from groundsql.linking.subset import SchemaSubset
 from groundsql.prompts import render
 
@@ -70,13 +69,7 @@ def dual_pathway(ctx: Context, plan: str, schema: Schema) -> SchemaSubset:
 def _ask(ctx: Context, template: str, step: str, plan: str, text: str, json_schema: dict) -> Any:
     messages = [{"role": "user", "content": render(template, question=ctx.question,
                                                    evidence_block=evidence_block(ctx), plan=plan, schema=text)}]
-    try:
-        completion = ctx.chat(step, messages, role="generator", temperature=0.0, max_tokens=PRUNE_MAX_TOKENS,
-                              json_schema=json_schema)
-    except ModelError as exc:
-        log.warning("%s failed: %s", step, exc)
-        return None
-    return completion.data[0] if completion.data else None
+    return ask_json(ctx, step, messages, role="generator", max_tokens=PRUNE_MAX_TOKENS, schema=json_schema)[0]
 
 
 def _named(schema: Schema, reply: Any, tables_key: str, columns_key: str) -> set[Element]:

@@ -17,6 +17,8 @@ Linker = Callable[[Context, "SchemaSubset | None"], SchemaSubset]
 LINKERS: dict[str, Linker] = {}
 DESCRIPTIONS: dict[str, str] = {}
 DEFAULT_LINKER = "full"
+#: A sensible `link_full_budget` for presets that opt in: half the embedded models' 8k-token context.
+DEFAULT_FULL_BUDGET = 4000
 
 
 def linker(name: str, description: str) -> Callable[[Linker], Linker]:

@@ -7,8 +7,7 @@ from dataclasses import dataclass, field
 
 from groundsql.catalog.schema import Schema
 from groundsql.context import Context
-from groundsql.errors import ModelError
-from groundsql.linking.common import evidence_block, resolve_table, schema_text
+from groundsql.linking.common import ask_json, evidence_block, resolve_table, schema_text
 from groundsql.prompts import render
 
 log = logging.getLogger("groundsql")
@@ -45,13 +44,7 @@ def semantic_roles(ctx: Context, plan: str, schema: Schema) -> RoleMap:
         "link_semantic", question=ctx.question, evidence_block=evidence_block(ctx), plan=plan,
         schema=schema_text(ctx, schema))}]
     result = RoleMap()
-    try:
-        completion = ctx.chat("link.semantic", messages, role="planner", temperature=0.0, max_tokens=450,
-                              json_schema=SEMANTIC_SCHEMA)
-    except ModelError as exc:
-        log.warning("semantic linking failed: %s", exc)
-        return result
-    reply = completion.data[0] if completion.data else None
+    reply = ask_json(ctx, "link.semantic", messages, role="planner", max_tokens=400, schema=SEMANTIC_SCHEMA)[0]
     if not isinstance(reply, dict):
         return result
     result.summary = str(reply.get("database") or "")

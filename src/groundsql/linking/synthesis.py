@@ -7,13 +7,13 @@ stays unless the model explicitly rejects it with a reason (the paper's rejectio
 
 from __future__ import annotations
 
+import json
 import logging
 from typing import Any
 
 from groundsql.catalog.schema import Schema
 from groundsql.context import Context
-from groundsql.errors import ModelError
-from groundsql.linking.common import evidence_block, resolve_column, resolve_table
+from groundsql.linking.common import ask_json, evidence_block, resolve_column, resolve_table
 from groundsql.linking.semantic import RoleMap
 from groundsql.linking.subset import SchemaSubset
 from groundsql.linking.verification import EXPLORE_ROWS, Verdict, exploration_queries
@@ -23,7 +23,7 @@ log = logging.getLogger("groundsql")
 
 DEFAULT_ROUNDS = 1
 MAX_EXTRA_QUERIES = 3
-OBSERVATION_CHARS = 600
+OBSERVATION_CHARS = 400
 SYNTHESIS_SCHEMA = {
     "type": "object",
     "properties": {
@@ -45,18 +45,13 @@ def synthesize(ctx: Context, schema: Schema, roles: RoleMap, verdicts: list[Verd
     messages = [{"role": "user", "content": _prompt(ctx, schema, roles, verdicts, rounds)}]
     reply: Any = None
     for round_index in range(rounds + 1):
-        try:
-            completion = ctx.chat("link.synthesize", messages, role="planner", temperature=0.0, max_tokens=500,
-                                  json_schema=SYNTHESIS_SCHEMA)
-        except ModelError as exc:
-            log.warning("global synthesis failed: %s", exc)
-            break
-        reply = completion.data[0] if completion.data else None
-        queries = [q for q in (reply or {}).get("queries") or [] if isinstance(q, str)] if isinstance(reply, dict) else []
+        reply = ask_json(ctx, "link.synthesize", messages, role="planner", max_tokens=400,
+                         schema=SYNTHESIS_SCHEMA)[0]
+        queries = [q for q in reply.get("queries") or [] if isinstance(q, str)] if isinstance(reply, dict) else []
         if not queries or round_index == rounds:
             break
         observed = _run_queries(ctx, queries[:MAX_EXTRA_QUERIES])
-        messages += [{"role": "assistant", "content": completion.text},
+        messages += [{"role": "assistant", "content": json.dumps(reply)},
                      {"role": "user", "content": f"Query results:\n{observed}\n\nNow give the final JSON; "
                                                  "leave \"queries\" empty unless more checks are essential."}]
     return _decide(schema, roles, verdicts, reply)

@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import logging
 from collections import OrderedDict
+from dataclasses import dataclass
 from typing import Any
 
 from groundsql.catalog.schema import Schema
 from groundsql.context import Context
-from groundsql.errors import ConfigError, ModelError
+from groundsql.errors import ConfigError
 from groundsql.linking import embeddings
-from groundsql.linking.common import candidate_schema, evidence_block
+from groundsql.linking.common import ask_json, candidate_schema, evidence_block
 from groundsql.linking.grounding import value_index
 from groundsql.linking.lexical import STOPWORDS, LexicalRetriever, words
 from groundsql.linking.registry import linker
@@ -28,7 +29,8 @@ DEFAULT_K = 10
 VALUES_PER_DOCUMENT = 5
 ENTITY_SCHEMA = {"type": "object", "properties": {"entities": {"type": "array", "items": {"type": "string"}}},
                  "required": ["entities"]}
-_RETRIEVERS: OrderedDict[tuple, tuple[list[tuple[str, str]], Any]] = OrderedDict()
+TABLE_WEIGHT = 0.5
+_RETRIEVERS: OrderedDict[tuple, _Index] = OrderedDict()
 _RETRIEVER_CACHE_SIZE = 8
 
 
@@ -38,24 +40,29 @@ def vector(ctx: Context, previous: SchemaSubset | None) -> SchemaSubset:
     `vector_entities` ('lexical': spans of the question, the default; 'model': asked of the model)."""
     schema = candidate_schema(ctx, previous)
     k = int(ctx.options.get("vector_k", DEFAULT_K))
-    pairs, retriever = _retriever(ctx, schema)
+    index = _retriever(ctx, schema)
+    pairs, retriever = index.pairs, index.columns
     entities = extract_entities(ctx)
     queries = entities + [ctx.question]
     best = [0.0] * len(pairs)
     matched: list[str] = [""] * len(pairs)
     for query in queries:
-        for index, score in enumerate(retriever.scores(query)):
-            if score > best[index]:
-                best[index], matched[index] = score, query
+        tables = index.tables.scores(query)
+        for position, score in enumerate(retriever.scores(query)):
+            # a column whose table matches the query too ranks higher: keeps the columns of one coherent
+            # table together instead of same-named columns scattered over a large schema
+            score += TABLE_WEIGHT * tables[index.table_of[position]]
+            if score > best[position]:
+                best[position], matched[position] = score, query
     ranked = sorted(range(len(pairs)), key=lambda i: -best[i])[:k]
     subset = SchemaSubset()
-    for index in ranked:
-        if best[index] <= 0:
+    for position in ranked:
+        if best[position] <= 0:
             continue
-        table, column = pairs[index]
+        table, column = pairs[position]
         subset.add(table, role="target", reason="holds columns matching the question")
-        subset.add(table, column, reason=f"matches {matched[index]!r} ({retriever.backend} score "
-                                         f"{best[index]:.2f})")
+        subset.add(table, column, reason=f"matches {matched[position]!r} ({retriever.backend} score "
+                                         f"{best[position]:.2f})")
     for name in list(subset.tables):
         table = schema.table(name)
         keys = list(table.primary_key) + [c for fk in table.foreign_keys for c in fk.columns]
@@ -73,15 +80,11 @@ def extract_entities(ctx: Context) -> list[str]:
     if ctx.options.get("vector_entities", "lexical") == "model":
         messages = [{"role": "user", "content": render("link_entities", question=ctx.question,
                                                        evidence_block=evidence_block(ctx))}]
-        try:
-            completion = ctx.chat("link.entities", messages, role="generator", temperature=0.0, max_tokens=200,
-                                  json_schema=ENTITY_SCHEMA)
-            value = completion.data[0] if completion.data else None
-            found = [str(e) for e in (value or {}).get("entities") or [] if str(e).strip()]
-            if found:
-                return found
-        except ModelError as exc:
-            log.warning("entity extraction failed: %s", exc)
+        value = ask_json(ctx, "link.entities", messages, role="generator", max_tokens=200, schema=ENTITY_SCHEMA)[0]
+        entities = value.get("entities") if isinstance(value, dict) else None
+        found = [str(e) for e in entities or [] if str(e).strip()] if isinstance(entities, list) else []
+        if found:
+            return found
     return lexical_entities(ctx.question + (f" {ctx.evidence}" if ctx.evidence else ""))
 
 
@@ -124,7 +127,26 @@ def column_documents(ctx: Context, schema: Schema) -> tuple[list[tuple[str, str]
     return pairs, texts, names
 
 
-def _retriever(ctx: Context, schema: Schema) -> tuple[list[tuple[str, str]], Any]:
+@dataclass
+class _Index:
+    pairs: list[tuple[str, str]]  # (table, column) per column document
+    columns: Any  # retriever over column documents
+    tables: Any  # retriever over table documents
+    table_of: list[int]  # column document → its table document
+
+
+def table_documents(schema: Schema) -> tuple[list[str], list[str]]:
+    """One document per table: its name words, comment and every column name."""
+    texts, names = [], []
+    for table in schema.tables:
+        parts = [table.name.replace("_", " "), table.comment or ""]
+        parts += [c.name.replace("_", " ") for c in table.columns]
+        texts.append(" ".join(parts))
+        names.append(table.name)
+    return texts, names
+
+
+def _retriever(ctx: Context, schema: Schema) -> _Index:
     backend = str(ctx.options.get("vector_backend", "auto"))
     use_embeddings = backend == "embedding" or (backend == "auto" and embeddings.available())
     key = (ctx.db.display, tuple(t.name for t in schema.tables), use_embeddings)
@@ -132,18 +154,23 @@ def _retriever(ctx: Context, schema: Schema) -> tuple[list[tuple[str, str]], Any
         _RETRIEVERS.move_to_end(key)
         return _RETRIEVERS[key]
     pairs, texts, names = column_documents(ctx, schema)
-    retriever: Any = None
+    table_texts, table_names = table_documents(schema)
+    position = {name: i for i, name in enumerate(table_names)}
+    table_of = [position[table] for table, _ in pairs]
+    index: _Index | None = None
     if use_embeddings:
         try:
-            retriever = embeddings.EmbeddingRetriever(texts)
+            model = embeddings.load()
+            index = _Index(pairs, embeddings.EmbeddingRetriever(texts, model),
+                           embeddings.EmbeddingRetriever(table_texts, model), table_of)
         except Exception as exc:  # missing weights or a broken torch: fall back rather than fail the question
             if backend == "embedding":
                 raise ConfigError(f"the embedding backend is not usable here: {exc}; install "
                                   "'groundsql[vector]' or use vector_backend='lexical'") from exc
             log.warning("embedding model unavailable (%s); using lexical retrieval", exc)
-    if retriever is None:
-        retriever = LexicalRetriever(texts, names)
-    _RETRIEVERS[key] = (pairs, retriever)
+    if index is None:
+        index = _Index(pairs, LexicalRetriever(texts, names), LexicalRetriever(table_texts, table_names), table_of)
+    _RETRIEVERS[key] = index
     while len(_RETRIEVERS) > _RETRIEVER_CACHE_SIZE:
         _RETRIEVERS.popitem(last=False)
-    return pairs, retriever
+    return index

@@ -16,7 +16,7 @@ from sqlglot.errors import SqlglotError
 from groundsql.catalog.schema import Table
 from groundsql.context import Context
 from groundsql.errors import ModelError
-from groundsql.linking.common import evidence_block, resolve_column, table_text
+from groundsql.linking.common import ask_json, evidence_block, resolve_column, table_text
 from groundsql.prompts import dialect_name, render
 
 log = logging.getLogger("groundsql")
@@ -75,13 +75,8 @@ def verify_table(ctx: Context, table: Table, role: str, reason: str = "") -> Ver
     decide = [{"role": "user", "content": render(
         "link_verify", table_name=table.name, table=ddl, observations=observed, question=ctx.question,
         evidence_block=evidence_block(ctx))}]
-    try:
-        completion = ctx.chat(f"link.verify:{table.name}", decide, role="generator", temperature=0.0,
-                              max_tokens=300, json_schema=VERDICT_SCHEMA)
-        value = completion.data[0] if completion.data else None
-    except ModelError as exc:
-        log.warning("verification of %s failed: %s", table.name, exc)
-        value = None
+    value = ask_json(ctx, f"link.verify:{table.name}", decide, role="generator", max_tokens=300,
+                     schema=VERDICT_SCHEMA)[0]
     if not isinstance(value, dict):
         return Verdict(table.name, role, relevant=True, summary="no verdict; kept unverified",
                        observations=observed, verified=False)
@@ -91,7 +86,9 @@ def verify_table(ctx: Context, table: Table, role: str, reason: str = "") -> Ver
             name = resolve_column(table, item.get("column"))
             if name is not None:
                 columns[name] = (str(item.get("reason") or ""), str(item.get("observation") or ""))
-    return Verdict(table.name, role, relevant=bool(value.get("relevant")), columns=columns,
+    relevant = value.get("relevant")
+    relevant = relevant.strip().lower() in ("true", "yes") if isinstance(relevant, str) else bool(relevant)
+    return Verdict(table.name, role, relevant=relevant, columns=columns,
                    summary=str(value.get("summary") or ""), observations=observed)
 
 
@@ -108,7 +105,8 @@ def exploration_queries(reply: str, dialect: str) -> list[str]:
         statements = sqlglot.parse(text, read=dialect)
     except SqlglotError:
         statements = []
-        for chunk in text.split(";"):
+        # Models often separate queries by blank lines or comment lines instead of semicolons: try each piece.
+        for chunk in text.replace("\n\n", ";").replace("\n--", ";\n--").split(";"):
             try:
                 statements.extend(sqlglot.parse(chunk, read=dialect))
             except SqlglotError:

@@ -1,0 +1,53 @@
+"""The linkers' model stages with the real embedded model (0.5B by default) on real databases."""
+
+from __future__ import annotations
+
+import pytest
+
+from groundsql.context import Context
+from groundsql.db import Database
+from groundsql.linking import link
+from groundsql.linking.pruning import dual_pathway
+from groundsql.linking.verification import verify_table
+
+pytestmark = pytest.mark.e2e
+
+QUESTION = "What are the names of the singers who performed in a concert in 2014?"
+
+
+@pytest.fixture()
+def concert_db(concert_singer):
+    with Database(str(concert_singer)) as db:
+        yield db
+
+
+def _ctx(db: Database, model, **options) -> Context:
+    return Context(question=QUESTION, db=db, models={"default": model}, options=options)
+
+
+def test_presql_links_the_tables_its_draft_uses(concert_db, local_model):
+    ctx = _ctx(concert_db, local_model)
+    subset = link(ctx, "presql")
+    assert "singer" in subset.tables and "Name" in subset.tables["singer"].columns
+    assert ctx.trace.usage().llm_calls == 1
+    assert ctx.trace.notes("link")[0]["linker"] == "presql"
+
+
+@pytest.mark.slow
+def test_dual_pathway_pruning_with_the_real_model(concert_db, local_model):
+    ctx = _ctx(concert_db, local_model)
+    subset = dual_pathway(ctx, "1. Find concerts of 2014\n2. Find their singers\n3. Return the names", ctx.schema)
+    assert [e.step for e in ctx.trace.events if e.kind == "model"][:2] == ["link.prune_delete",
+                                                                          "link.prune_select"]
+    assert set(subset.tables) <= set(ctx.schema.table_names)
+    assert subset.tables  # the union rule keeps whatever the selection pass names
+
+
+@pytest.mark.slow
+def test_table_verification_runs_real_queries(concert_db, local_model):
+    ctx = _ctx(concert_db, local_model, verify_queries=2)
+    verdict = verify_table(ctx, ctx.schema.table("concert"), "filter", "holds the year of each concert")
+    queries = [e for e in ctx.trace.events if e.kind == "query"]
+    assert queries and all(q.step == "link.explore:concert" for q in queries)
+    assert verdict.observations
+    assert set(verdict.columns) <= {c.name for c in ctx.schema.table("concert").columns}

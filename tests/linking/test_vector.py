@@ -77,3 +77,18 @@ def test_vector_on_spider(spider_dir):
         subset = link(ctx, "vector")
     assert "FlightNo" in subset.tables["flights"].columns
     assert "City" in subset.tables["airports"].columns
+
+
+@pytest.mark.integration
+def test_vector_groups_keeps_one_joinable_group(school):
+    from groundsql.linking.connectivity import adjacency, connecting_edges, join_graph
+
+    ctx = make_ctx(school, "Which log message mentions the grade of a student?", vector_backend="lexical",
+                   vector_groups=1, link_connect=False, link_ground=False)
+    subset = link(ctx, "vector")
+    names = list(subset.tables)
+    assert not ("audit_log" in names and len(names) > 1)  # audit_log joins nothing: never kept with others
+    if len(names) > 1:
+        edges = connecting_edges(adjacency(join_graph(ctx)), names, 3)
+        touched = {t.lower() for r in edges for t in (r.table, r.ref_table)}
+        assert {n.lower() for n in names} <= touched

@@ -145,3 +145,18 @@ def test_ssev_invalid_verdict_earns_a_round_that_takes_over_the_votes(music_db):
     assert [c.source for c in answer.candidates] == ["validated", "validated"]
     revise_prompt = model.calls[-1]["messages"][1]["content"]
     assert "Drop the columns the question does not ask for: age" in revise_prompt
+
+
+def test_ssev_repair_retries_when_the_model_echoes_its_query(music_db):
+    broken = "SELECT nme FROM singer WHERE country = 'France'"
+    model = ScriptedModel([f"```sql\n{broken}\n```",  # PreSQL
+                           f"```sql\n{broken}\n```",  # greedy repair echoes the query
+                           f"```sql\n{FRENCH}\n```"],  # sampled retry
+                          default=f"```sql\n{FRENCH}\n```")
+    ctx = Context(question="Which singers are from France?", db=Database(str(music_db)), models={"default": model},
+                  options={"validate": False})
+    answer = run(ctx, "ssev")
+    assert answer.candidates[0].sql == FRENCH and answer.candidates[0].rounds == 1
+    assert [c["temperature"] for c in model.calls[1:3]] == [0.0, 0.7]
+    hint = model.calls[1]["messages"][1]["content"]
+    assert "no such column" in hint and "singer: singer_id, name, country, age" in hint

@@ -10,6 +10,7 @@ import click
 from groundsql.api import ask as ask_question
 from groundsql.api import connect
 from groundsql.cli.app import cli
+from groundsql.cli.options import experts_option, linker_option, parse_preset_options, preset_options
 from groundsql.cli.output import print_json, print_sql, print_table
 from groundsql.db import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_S
 from groundsql.models import DEFAULT_MODEL, SPEC_HELP, load_model
@@ -34,13 +35,18 @@ json_option = click.option("--json", "as_json", is_flag=True, help="Print exactl
               type=click.Choice(sorted(DESCRIPTIONS)), help="Pipeline to run (see `groundsql presets`).")
 @click.option("--evidence", default=None, metavar="TEXT", help="Extra knowledge: definitions, formulas, rules.")
 @click.option("--samples", type=int, default=1, show_default=True, help="Candidates to sample where the preset votes.")
+@linker_option
+@experts_option
+@preset_options
+@click.option("--clarify", is_flag=True, help="When confidence is low, return a clarifying question instead.")
 @click.option("--trace", "with_trace", is_flag=True, help="With --json, include every model call and query.")
 @click.option("--record/--no-record", default=True, show_default=True,
               help="Log the run to the local run store (see `groundsql runs`).")
 @timeout_option
 @rows_option
 @json_option
-def ask(question, db_url, model_spec, preset, evidence, samples, with_trace, record, timeout_s, max_rows, as_json):
+def ask(question, db_url, model_spec, preset, evidence, samples, linker, experts, preset_options, clarify, with_trace,
+        record, timeout_s, max_rows, as_json):
     """Answer QUESTION with SQL run read-only against --db.
 
     \b
@@ -50,7 +56,11 @@ def ask(question, db_url, model_spec, preset, evidence, samples, with_trace, rec
     """
     db = connect(db_url, timeout_s=timeout_s, max_rows=max_rows)
     model = load_model(model_spec)
-    answer = ask_question(question, db, model=model, preset=preset, evidence=evidence, samples=samples)
+    options = parse_preset_options(preset_options, linker=linker, experts=experts)
+    if clarify:
+        options["clarify"] = True
+    answer = ask_question(question, db, model=model, preset=preset, evidence=evidence, samples=samples,
+                          options=options)
     if record:
         from groundsql.runs import RunStore
 

@@ -240,6 +240,9 @@ class _Job:
         options = dict(self.options.options)
         if self.options.linker:
             options["linker"] = self.options.linker
+        options.setdefault("db_id", q.db_id)  # few-shot retrieval never draws from the question's own database
+        if options.get("learn_weights", True):
+            options.setdefault("gold_sql", q.gold_sql)  # read only after selection, to update expert weights
         descriptions = self._descriptions(q.db_id)
         if descriptions:
             options.setdefault("column_descriptions", descriptions)

@@ -62,7 +62,7 @@ def _hint(kind: str, sql: str, schema: Schema | None) -> str:
         "refused": "Only one read-only SELECT (or WITH … SELECT) query may run; never change data or schema.",
         "syntax": "Fix the syntax; write plain standard SQL for this engine.",
         "no_such_table": "Use only tables that exist in the schema." + _all_tables(schema),
-        "no_such_column": "Use only columns that exist in the tables you query." + tables,
+        "no_such_column": "Use only columns that exist in the tables you query." + tables + _misplaced_hint(sql, schema),
         "ambiguous_column": "Qualify every column with its table name or alias." + tables,
         "type_mismatch": "Compare values of the same type; cast where the stored type differs." + tables,
         "timeout": "Make the query cheaper: avoid cross joins and correlated subqueries over large tables.",
@@ -89,6 +89,39 @@ def _tables_hint(sql: str, schema: Schema | None) -> str:
         alias = f" (alias {table.alias})" if table.alias else ""
         lines.append(f"- {found.name}{alias}: {', '.join(c.name for c in found.columns)}")
     return ("\nColumns of the tables in the query:\n" + "\n".join(lines)) if lines else ""
+
+
+def _misplaced_hint(sql: str, schema: Schema | None) -> str:
+    """For columns that none of the query's tables (through their aliases) has: the tables that do have them."""
+    if schema is None:
+        return ""
+    try:
+        tree = sqlglot.parse_one(sql, read=schema.dialect)
+    except (SqlglotError, ValueError):
+        return ""
+    if tree is None:
+        return ""
+    aliases = {}
+    for node in tree.find_all(exp.Table):
+        table = schema.table(node.name)
+        if table is not None:
+            aliases[(node.alias_or_name or node.name).lower()] = table
+            aliases[table.name.lower()] = table
+    outputs = {a.alias.lower() for a in tree.find_all(exp.Alias) if a.alias}
+    lines: list[str] = []
+    for column in tree.find_all(exp.Column):
+        name = column.name
+        if not name or name == "*" or name.lower() in outputs:
+            continue
+        scope = [aliases[column.table.lower()]] if column.table.lower() in aliases else list(aliases.values())
+        if any(t.column(name) is not None for t in scope):
+            continue
+        owners = [t.name for t in schema.tables if t.column(name) is not None]
+        if owners:
+            line = f"- {name} is a column of {', '.join(owners[:3])}: join that table or use it instead."
+            if line not in lines:
+                lines.append(line)
+    return ("\nMisplaced columns:\n" + "\n".join(lines)) if lines else ""
 
 
 def _all_tables(schema: Schema | None) -> str:

@@ -23,7 +23,7 @@ def execute_candidate(ctx: Context, sql: str, *, source: str, role: str = "gener
 
 
 def refine(ctx: Context, candidate: Candidate, schema_text: str, *, rounds: int = 2,
-           role: str = "generator") -> Candidate:
+           role: str = "generator", retry_temperature: float | None = None) -> Candidate:
     """Up to `rounds` repair attempts while the candidate errors or returns nothing.
 
     Returns the first candidate that runs with rows; otherwise the best one seen (a run with no rows beats an
@@ -36,7 +36,8 @@ def refine(ctx: Context, candidate: Candidate, schema_text: str, *, rounds: int 
         if verdict.kind == "ok" or verdict.kind not in REPAIRABLE:
             break
         ctx.trace.note("refine", round=round_number, kind=verdict.kind)
-        revised = revise(ctx, current, schema_text, problem=verdict.problem, hint=verdict.hint, role=role)
+        revised = revise(ctx, current, schema_text, problem=verdict.problem, hint=verdict.hint, role=role,
+                         retry_temperature=retry_temperature)
         if revised is None:
             break
         current = revised
@@ -49,8 +50,12 @@ def refine(ctx: Context, candidate: Candidate, schema_text: str, *, rounds: int 
 
 
 def revise(ctx: Context, candidate: Candidate, schema_text: str, *, problem: str, hint: str,
-           role: str = "generator") -> Candidate | None:
-    """One repair round with the given feedback; None when the model offers no new query."""
+           role: str = "generator", retry_temperature: float | None = None) -> Candidate | None:
+    """One repair round with the given feedback; None when the model offers no new query.
+
+    With `retry_temperature`, a greedy reply that repeats the failing query gets one sampled retry (small
+    models often echo their query back unchanged).
+    """
     dialect = dialect_name(ctx.db.dialect)
     messages = [
         {"role": "system", "content": render("sql_system", dialect=dialect)},
@@ -61,6 +66,10 @@ def revise(ctx: Context, candidate: Candidate, schema_text: str, *, problem: str
     ]
     completion = ctx.chat("refine", messages, role=role, max_tokens=MAX_SQL_TOKENS, temperature=0.0)
     sql = extract_sql(completion.text, ctx.db.dialect)
+    if (not sql or sql == candidate.sql) and retry_temperature:
+        completion = ctx.chat("refine", messages, role=role, max_tokens=MAX_SQL_TOKENS,
+                              temperature=retry_temperature, seed=candidate.rounds + 1)
+        sql = extract_sql(completion.text, ctx.db.dialect)
     if not sql or sql == candidate.sql:
         return None
     revised = execute_candidate(ctx, sql, source=candidate.source, role=role)

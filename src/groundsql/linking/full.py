@@ -10,5 +10,5 @@ from groundsql.linking.subset import SchemaSubset
 @linker("full", "the whole schema, unchanged (chosen automatically when it fits the token budget)")
 def full(ctx: Context, previous: SchemaSubset | None) -> SchemaSubset:
     if previous is not None:
-        return SchemaSubset(tables=dict(previous.tables), notes=list(previous.notes))
+        return previous.copy()
     return SchemaSubset.from_schema(ctx.schema, reason="full schema")

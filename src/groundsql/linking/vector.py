@@ -63,6 +63,9 @@ def vector(ctx: Context, previous: SchemaSubset | None) -> SchemaSubset:
         subset.add(table, role="target", reason="holds columns matching the question")
         subset.add(table, column, reason=f"matches {matched[position]!r} ({retriever.backend} score "
                                          f"{best[position]:.2f})")
+    groups = int(ctx.options.get("vector_groups", 0))
+    if groups > 0:
+        _keep_best_groups(ctx, subset, {pairs[i]: best[i] for i in ranked}, groups)
     for name in list(subset.tables):
         table = schema.table(name)
         keys = list(table.primary_key) + [c for fk in table.foreign_keys for c in fk.columns]
@@ -174,3 +177,37 @@ def _retriever(ctx: Context, schema: Schema) -> _Index:
     while len(_RETRIEVERS) > _RETRIEVER_CACHE_SIZE:
         _RETRIEVERS.popitem(last=False)
     return index
+
+
+def _keep_best_groups(ctx: Context, subset: SchemaSubset, scores: dict[tuple[str, str], float], keep: int) -> None:
+    """Keep only the `keep` best-scoring groups of retrieved tables that the join graph connects (within
+    `link_max_hops` joins): on a schema of many unrelated parts, a question's tables belong together."""
+    from groundsql.linking.connectivity import DEFAULT_MAX_HOPS, adjacency, connecting_edges, join_graph
+
+    index = adjacency(join_graph(ctx))
+    hops = int(ctx.options.get("link_max_hops", DEFAULT_MAX_HOPS))
+    names = list(subset.tables)
+    parent = {name.lower(): name.lower() for name in names}
+
+    def root(node: str) -> str:
+        while parent[node] != node:
+            node = parent[node]
+        return node
+
+    for rel in connecting_edges(index, names, hops):
+        a, b = rel.table.lower(), rel.ref_table.lower()
+        if a in parent and b in parent:
+            parent[root(a)] = root(b)
+        else:  # a path through a bridge table: join both ends' groups
+            for end in (a, b):
+                parent.setdefault(end, end)
+            parent[root(a)] = root(b)
+    totals: dict[str, float] = {}
+    for (table, _), score in scores.items():
+        if table.lower() in parent:
+            totals[root(table.lower())] = totals.get(root(table.lower()), 0.0) + score
+    best = set(sorted(totals, key=lambda g: -totals[g])[:keep])
+    for name in names:
+        if root(name.lower()) not in best:
+            subset.discard(name)
+            subset.notes.append(f"dropped {name}: not joinable with the best-matching tables")

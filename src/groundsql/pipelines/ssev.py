@@ -88,7 +88,8 @@ def _refine_all(ctx: Context, candidates: list[Candidate], schema_text: str, rou
     for candidate in candidates:
         key = (candidate.expert, candidate.sql)
         if key not in done:
-            repaired = refine(ctx, candidate, schema_text, rounds=rounds, role=_role(ctx, candidate))
+            repaired = refine(ctx, candidate, schema_text, rounds=rounds, role=_role(ctx, candidate),
+                              retry_temperature=SAMPLE_TEMPERATURE)
             repaired.expert = candidate.expert
             done[key] = repaired
         refined.append(done[key])

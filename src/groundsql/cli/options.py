@@ -1,0 +1,34 @@
+"""Options shared by commands that run presets: --linker, --experts, --option KEY=VALUE."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import click
+
+linker_option = click.option("--linker", default=None, metavar="SPEC",
+                             help="Schema linker or comma chain, e.g. apex or vector,apex (see docs/linking.md).")
+experts_option = click.option("--experts", default=None, metavar="SPEC,SPEC",
+                              help="Extra models voting as experts (weighted majority), comma-separated specs.")
+preset_options = click.option("--option", "preset_options", multiple=True, metavar="KEY=VALUE",
+                              help="A preset option, e.g. refine_rounds=3 or vote=rwma (repeatable).")
+
+
+def parse_preset_options(pairs: tuple[str, ...], *, linker: str | None = None,
+                         experts: str | None = None) -> dict[str, Any]:
+    """KEY=VALUE pairs as a dict; values are read as JSON where they parse (3, 0.5, true), else as text."""
+    options: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
+            raise click.BadParameter(f"expected KEY=VALUE, got {pair!r}", param_hint="--option")
+        try:
+            options[key.strip()] = json.loads(value)
+        except json.JSONDecodeError:
+            options[key.strip()] = value
+    if linker:
+        options["linker"] = linker
+    if experts:
+        options["experts"] = [spec.strip() for spec in experts.split(",") if spec.strip()]
+    return options

@@ -68,14 +68,19 @@ def ask(question, db_url, model_spec, preset, evidence, samples, linker, experts
     if as_json:
         print_json(answer.to_dict(include_trace=with_trace))
         return
+    if answer.clarification:
+        click.echo(f"I need a clarification: {answer.clarification}")
     print_sql(answer.sql)
+    for note in answer.notes:
+        click.echo(f"note: {note}", err=True)
     if answer.result is not None:
         print_table(answer.result.columns, answer.to_dict()["rows"], answer.result.truncated)
     if answer.error:
         click.echo(f"the query failed: {answer.error}", err=True)
     usage = answer.trace.usage()
+    confidence = f" · confidence {answer.confidence:.2f}" if answer.confidence is not None else ""
     click.echo(
-        f"{answer.preset} · {answer.model} · {answer.elapsed_s:.1f}s · {usage.llm_calls} model call(s), "
+        f"{answer.preset} · {answer.model}{confidence} · {answer.elapsed_s:.1f}s · {usage.llm_calls} model call(s), "
         f"{usage.prompt_tokens}+{usage.completion_tokens} tokens, {usage.db_queries} quer(ies)",
         err=True,
     )

@@ -21,16 +21,35 @@ def spider_db_path(db_id: str) -> Path:
     return SPIDER / "database" / db_id / f"{db_id}.sqlite"
 
 
-@pytest.fixture(scope="session", autouse=True)
-def private_state_dir(tmp_path_factory):
-    """Run stores and voting weights written by tests go to a temporary folder, never the user's."""
-    previous = os.environ.get("GROUNDSQL_STATE_DIR")
-    os.environ["GROUNDSQL_STATE_DIR"] = str(tmp_path_factory.mktemp("state"))
-    yield
-    if previous is None:
-        os.environ.pop("GROUNDSQL_STATE_DIR", None)
-    else:
-        os.environ["GROUNDSQL_STATE_DIR"] = previous
+@pytest.fixture(autouse=True)
+def private_state_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Run stores and expert weights written by a test go to its own temporary folder, never the user's."""
+    state = tmp_path / "state"
+    monkeypatch.setenv("GROUNDSQL_STATE_DIR", str(state))
+    return state
+
+
+def make_music_db(path: Path) -> Path:
+    """A tiny real SQLite database (singers and songs) for generation, selection and preset tests."""
+    import sqlite3
+
+    conn = sqlite3.connect(path)
+    conn.executescript("""
+        CREATE TABLE singer (singer_id INTEGER PRIMARY KEY, name TEXT, country TEXT, age INTEGER);
+        CREATE TABLE song (song_id INTEGER PRIMARY KEY, singer_id INTEGER REFERENCES singer(singer_id),
+                           title TEXT, sales REAL);
+        INSERT INTO singer VALUES (1, 'Joe', 'France', 52), (2, 'Ann', 'France', 29), (3, 'Bo', 'Netherlands', 41),
+                                  (4, 'Cy', 'United States', 33);
+        INSERT INTO song VALUES (1, 1, 'Hey', 10.5), (2, 1, 'You', 3.0), (3, 3, 'Dance', 7.25), (4, 4, 'Go', 1.0);
+    """)
+    conn.commit()
+    conn.close()
+    return path
+
+
+@pytest.fixture()
+def music_db(tmp_path: Path) -> Path:
+    return make_music_db(tmp_path / "music.sqlite")
 
 
 @pytest.fixture(scope="session")

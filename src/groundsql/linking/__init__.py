@@ -6,6 +6,7 @@ stage's subset. Importing this package registers every built-in linker.
 
 from groundsql.linking import apex, full, presql, progressive, vector  # noqa: F401  (register the linkers)
 from groundsql.linking.registry import (
+    DEFAULT_FULL_BUDGET,
     DEFAULT_LINKER,
     DESCRIPTIONS,
     LINKERS,
@@ -17,5 +18,5 @@ from groundsql.linking.registry import (
 )
 from groundsql.linking.subset import LinkedColumn, LinkedTable, SchemaSubset
 
-__all__ = ["DEFAULT_LINKER", "DESCRIPTIONS", "LINKERS", "LinkedColumn", "LinkedTable", "SchemaSubset",
+__all__ = ["DEFAULT_FULL_BUDGET", "DEFAULT_LINKER", "DESCRIPTIONS", "LINKERS", "LinkedColumn", "LinkedTable", "SchemaSubset",
            "get_linker", "link", "linker", "linker_spec", "parse_spec"]

@@ -12,6 +12,7 @@ from typing import Any
 from urllib.parse import quote
 
 import sqlalchemy as sa
+import sqlglot
 from sqlalchemy.pool import StaticPool
 
 from groundsql.db.guard import check_statement
@@ -42,6 +43,7 @@ class Database:
         self.max_rows = max_rows
         self._engine = self._create_engine()
         self._engine_lock = threading.Lock()  # in-memory DuckDB has exactly one connection
+        _warm_dialect(self.dialect)
         self._check_connection()
 
     # -- public -----------------------------------------------------------------------------------
@@ -222,6 +224,12 @@ class Database:
             yield
         else:
             yield
+
+
+def _warm_dialect(dialect: str) -> None:
+    """Load the sqlglot dialect once on this thread: its lazy first load is not safe to race from worker
+    threads, which then rendered identifiers with another dialect's quotes."""
+    sqlglot.parse_one("SELECT 1 AS x", read=dialect).sql(dialect=dialect)
 
 
 class _NullLock:

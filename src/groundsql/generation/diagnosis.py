@@ -69,14 +69,19 @@ def _hint(kind: str, sql: str, schema: Schema | None) -> str:
     }.get(kind, tables)
 
 
+def _parse(sql: str, schema: Schema | None) -> exp.Expression | None:
+    """The query's syntax tree in the schema's dialect, or None when there is no schema or it does not parse."""
+    if schema is None:
+        return None
+    try:
+        return sqlglot.parse_one(sql, read=schema.dialect)
+    except (SqlglotError, ValueError):
+        return None
+
+
 def _tables_hint(sql: str, schema: Schema | None) -> str:
     """The real columns of each table the query names (through aliases), so the model can pick the right one."""
-    if schema is None:
-        return ""
-    try:
-        tree = sqlglot.parse_one(sql, read=schema.dialect)
-    except (SqlglotError, ValueError):
-        return ""
+    tree = _parse(sql, schema)
     if tree is None:
         return ""
     lines = []
@@ -93,12 +98,7 @@ def _tables_hint(sql: str, schema: Schema | None) -> str:
 
 def _misplaced_hint(sql: str, schema: Schema | None) -> str:
     """For columns that none of the query's tables (through their aliases) has: the tables that do have them."""
-    if schema is None:
-        return ""
-    try:
-        tree = sqlglot.parse_one(sql, read=schema.dialect)
-    except (SqlglotError, ValueError):
-        return ""
+    tree = _parse(sql, schema)
     if tree is None:
         return ""
     aliases = {}

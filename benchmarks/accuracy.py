@@ -1,38 +1,48 @@
 """Accuracy benchmark: presets × models side by side on a fixed seeded sample of the open Spider split.
 
-Each (preset, model) pair is one resumable `groundsql eval` run under --runs-dir; rerunning the same command
-continues where it stopped. After every finished run the Markdown table and plots in --results are rewritten
-from all runs so far (partial runs are marked).
+Each (preset, model, options) triple is one resumable `groundsql eval` run under --runs-dir (committed, so the
+per-question records travel with the results); rerunning the same command continues where it stopped.
+After every finished run, accuracy.md and its plots are rewritten from *every* run in --runs-dir with the same
+sample, so runs made by separate commands (a preset, an ablation with --option, a subset with --limit) end up
+in one table. Runs that cover fewer questions are also compared with the others on their common questions.
 
-    GROUNDSQL_THREADS=2 python benchmarks/accuracy.py --presets baseline \
-        --models local:qwen2.5-coder-0.5b,local:qwen2.5-coder-1.5b --n 150 --seed 2026
+    GROUNDSQL_THREADS=2 python benchmarks/accuracy.py --presets baseline,ssev --models local:qwen2.5-coder-1.5b
+    GROUNDSQL_THREADS=1 python benchmarks/accuracy.py --presets ssev --option validate=false   # an ablation
+    GROUNDSQL_THREADS=1 python benchmarks/accuracy.py --presets apex --limit 20               # a costly preset
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import platform
 import shlex
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_SPIDER = REPO.parent / "shared" / "data" / "spider"
+COMMANDS_FILE = "command.txt"
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--presets", default="baseline", help="comma-separated presets")
-    parser.add_argument("--models", default="local:qwen2.5-coder-0.5b,local:qwen2.5-coder-1.5b",
+    parser.add_argument("--models", default="local:qwen2.5-coder-1.5b",
                         help="comma-separated model specs (add API models here)")
     parser.add_argument("--n", type=int, default=150, help="questions sampled from the open Spider split")
     parser.add_argument("--seed", type=int, default=2026)
+    parser.add_argument("--limit", type=int, default=None,
+                        help="run only the first LIMIT questions of the sample (file order), for costly presets")
     parser.add_argument("--samples", type=int, default=1)
+    parser.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
+                        help="preset option, repeatable (e.g. validate=false, linker=vector,apex); part of the run")
     parser.add_argument("--workers", type=int, default=1, help="concurrent questions (API models)")
     parser.add_argument("--dataset", type=Path, default=DEFAULT_SPIDER)
-    parser.add_argument("--runs-dir", type=Path, default=REPO / "benchmarks" / "runs" / "accuracy")
+    parser.add_argument("--runs-dir", type=Path, default=REPO / "benchmarks" / "results" / "accuracy_runs")
     parser.add_argument("--results", type=Path, default=REPO / "benchmarks" / "results")
     parser.add_argument("--note", action="append", default=[], help="a remark to print under the table")
     parser.add_argument("--report-only", action="store_true", help="only rewrite the report from existing runs")
@@ -44,16 +54,18 @@ def main(argv: list[str] | None = None) -> int:
     if not (args.dataset / "dev.json").exists():
         print(f"Spider data not found at {args.dataset}", file=sys.stderr)
         return 2
-    print(f"$ {command}\nmachine: {machine()}", flush=True)
-
-    from groundsql.evaluation import evaluate
-
-    pairs = [(p.strip(), m.strip()) for p in args.presets.split(",") if p.strip()
-             for m in args.models.split(",") if m.strip()]
-    run_dirs = [args.runs_dir / f"{preset}__{slug(model)}__n{args.n}_seed{args.seed}" for preset, model in pairs]
+    options = parse_options(args.option)
     if not args.report_only:
-        for (preset, model), run_dir in zip(pairs, run_dirs):
-            print(f"== {preset} · {model} → {run_dir}", flush=True)
+        print(f"$ {command}\nmachine: {machine()}", flush=True)
+        from groundsql.evaluation import evaluate
+
+        pairs = [(p.strip(), m.strip()) for p in args.presets.split(",") if p.strip()
+                 for m in args.models.split(",") if m.strip()]
+        for preset, model in pairs:
+            run_dir = args.runs_dir / run_name(preset, model, options, args)
+            print(f"== {preset} · {model} {options or ''} → {run_dir}", flush=True)
+            run_dir.mkdir(parents=True, exist_ok=True)
+            (run_dir / COMMANDS_FILE).write_text(f"{command}\n# machine: {machine()}\n", encoding="utf-8")
             started = time.time()
 
             def progress(record, finished, total, _started=started):
@@ -62,10 +74,34 @@ def main(argv: list[str] | None = None) -> int:
                       f"({time.time() - _started:.0f}s this session)", flush=True)
 
             evaluate(args.dataset, preset=preset, model=model, samples=args.samples, workers=args.workers,
-                     out=run_dir, progress=progress, sample=args.n, seed=args.seed)
-            write_results(run_dirs, args, command)
-    print(write_results(run_dirs, args, command))
+                     out=run_dir, progress=progress, sample=args.n, seed=args.seed, limit=args.limit,
+                     options=options)
+            write_results(args)
+    print(write_results(args))
     return 0
+
+
+def parse_options(items: list[str]) -> dict[str, Any]:
+    """KEY=VALUE pairs with JSON-ish values (numbers, true/false); everything else stays a string."""
+    options: dict[str, Any] = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise SystemExit(f"--option expects KEY=VALUE, got {item!r}")
+        try:
+            options[key.strip()] = json.loads(value)
+        except json.JSONDecodeError:
+            options[key.strip()] = value
+    return options
+
+
+def run_name(preset: str, model: str, options: dict[str, Any], args: argparse.Namespace) -> str:
+    name = f"{preset}__{slug(model)}__n{args.n}_seed{args.seed}"
+    if args.samples > 1:
+        name += f"__k{args.samples}"
+    for key, value in sorted(options.items()):
+        name += f"__{slug(key)}-{slug(str(value))}"
+    return name
 
 
 def _without(args: list[str], *, flags: set[str], valued: set[str]) -> list[str]:
@@ -81,8 +117,8 @@ def _without(args: list[str], *, flags: set[str], valued: set[str]) -> list[str]
     return kept
 
 
-def slug(model: str) -> str:
-    return "".join(c if c.isalnum() or c in ".-" else "_" for c in model)
+def slug(text: str) -> str:
+    return "".join(c if c.isalnum() or c in ".-" else "_" for c in text)
 
 
 def machine() -> str:
@@ -91,48 +127,101 @@ def machine() -> str:
             f"{platform.python_version()}, GROUNDSQL_THREADS={threads}")
 
 
-def write_results(run_dirs: list[Path], args: argparse.Namespace, command: str) -> str:
-    """Rewrite accuracy.md and its plots from every run directory that exists; returns the Markdown."""
-    from groundsql.evaluation import load_run, summarize
-    from groundsql.evaluation.report import plot_comparison, run_label, summary_table
+def _label(config: dict[str, Any], name: str) -> str:
+    from groundsql.evaluation.report import run_label
 
-    rows, notes = [], []
-    for run_dir in run_dirs:
-        if not (run_dir / "results.jsonl").exists():
+    label = run_label(config, name)
+    options = config.get("options") or {}
+    if options:
+        label += " · " + ", ".join(f"{k}={v}" for k, v in options.items())
+    return label
+
+
+def _runs(args: argparse.Namespace) -> list[tuple[str, Path, dict[str, Any], list[dict[str, Any]]]]:
+    from groundsql.evaluation import load_run
+
+    suffix = f"__n{args.n}_seed{args.seed}"
+    found = []
+    for run_dir in sorted(args.runs_dir.glob("*")):
+        if suffix not in run_dir.name or not (run_dir / "results.jsonl").exists():
             continue
         config, records = load_run(run_dir)
-        if not records:
-            continue
-        label = run_label(config, run_dir.name)
-        if len(records) < args.n:
-            label += f" (partial: {len(records)}/{args.n})"
-            notes.append(f"- {label}: not finished when this file was written (still running, or stopped: rerun the same command to resume).")
-        rows.append((label, summarize(records, config)))
-    args.results.mkdir(parents=True, exist_ok=True)
+        if records:
+            found.append((_label(config, run_dir.name), run_dir, config, records))
+    order = {"baseline": 0, "refine": 1, "ssev": 2, "apex": 3}
+    found.sort(key=lambda run: (order.get(run[2].get("preset"), 9), len(run[2].get("options") or {}), run[0]))
+    return found
+
+
+def write_results(args: argparse.Namespace) -> str:
+    """Rewrite accuracy.md and its plots from every run in --runs-dir with this sample; returns the Markdown."""
+    from groundsql.evaluation import summarize
+    from groundsql.evaluation.report import plot_comparison, summary_table
+
+    runs = _runs(args)
+    full = [(label, summarize(records, config)) for label, _, config, records in runs if len(records) >= args.n]
     lines = ["# Accuracy on the open Spider dev split", "",
              f"{args.n} questions sampled with seed {args.seed} from the 646 open Spider dev questions "
-             "(execution accuracy under the official test-suite rules; difficulty = Spider hardness).", "",
-             "Command:", "", "```", f"{command}", "```", "", f"Machine: {machine()}.", "",
+             "(execution accuracy under the official test-suite rules; difficulty = Spider hardness). "
+             f"Every run's per-question records are committed under `{_rel(args.runs_dir)}/`, each with the "
+             f"command that made it (`{COMMANDS_FILE}`).", "",
              f"Updated: {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}.", ""]
-    if rows:
-        lines += summary_table(rows)
-        lines += ["", "Tokens are prompt + completion per question; latency is the pipeline's wall time per "
-                  "question (the first question of a run includes loading the model).", ""]
-        lines += ["", "Wrong answers by failure class:", "", "| run | execution_error | wrong | empty | superset | "
-                  "malformed |", "|---|---:|---:|---:|---:|---:|"]
-        for label, summary in rows:
-            counts = summary.get("failures", {})
-            lines.append(f"| {label} | " + " | ".join(str(counts.get(k, 0)) for k in
-                                                      ("execution_error", "wrong", "empty", "superset", "malformed"))
-                         + " |")
-        lines += [""] + notes + [f"- {note}" for note in args.note]
-        plots = plot_comparison(rows, args.results, prefix="accuracy_")
-        lines += [""] + [f"![{name}]({file})" for name, file in plots.items()]
-    else:
+    if not runs:
         lines.append("No runs yet.")
+    if full:
+        lines += [f"## All {args.n} questions", ""] + summary_table(full)
+        lines += ["", "Tokens are prompt + completion per question; latency is the pipeline's wall time per "
+                  "question (the first question of a run includes loading the model). EX@K / Pass@K: share of "
+                  "correct candidates / questions with any correct candidate, where a preset makes K > 1.", ""]
+    partial = [run for run in runs if len(run[3]) < args.n]
+    for label, _, _, records in partial:
+        ids = {str(r["id"]) for r in records}
+        lines += [f"## {label} on its {len(records)} questions, with every run on the same questions", ""]
+        same = [(other, summarize([r for r in other_records if str(r["id"]) in ids], config))
+                for other, _, config, other_records in runs
+                if ids <= {str(r["id"]) for r in other_records}]
+        lines += summary_table(same) + [""]
+    staged = [(label, summarize(records, config)) for label, _, config, records in runs
+              if any(r.get("stages") for r in records)]
+    if staged:
+        lines += ["## What each stage adds", "",
+                  "EX of the answer each run would have returned had it stopped after that stage (the pipeline "
+                  "records the SQL after every stage and each one is scored), in pipeline order. The last stage "
+                  "is the run's answer.", "", "| run | n | " + " | ".join(["stage → EX %"] * 1) + " |",
+                  "|---|---:|---|"]
+        for label, summary in staged:
+            steps = " → ".join(f"{name} {v['ex']:.1f}" for name, v in summary["stages"].items())
+            lines.append(f"| {label} | {summary['n']} | {steps} |")
+        lines.append("")
+    if runs:
+        lines += ["## Failures of the wrong answers", "",
+                  "| run | n | execution_error | wrong | empty | superset | malformed |",
+                  "|---|---:|---:|---:|---:|---:|---:|"]
+        for label, _, config, records in runs:
+            counts = summarize(records, config).get("failures", {})
+            lines.append(f"| {label} | {len(records)} | " + " | ".join(
+                str(counts.get(k, 0)) for k in ("execution_error", "wrong", "empty", "superset", "malformed")) + " |")
+        lines.append("")
+    commands = sorted({(run_dir / COMMANDS_FILE).read_text(encoding="utf-8").splitlines()[0]
+                       for _, run_dir, _, _ in runs if (run_dir / COMMANDS_FILE).exists()})
+    if commands:
+        lines += ["## Commands", "", "```"] + commands + ["```", "", f"Machine: {machine().rsplit(',', 1)[0]}.", ""]
+    lines += [f"- {note}" for note in args.note]
+    if full:
+        args.results.mkdir(parents=True, exist_ok=True)
+        plots = plot_comparison(full, args.results, prefix="accuracy_")
+        lines += [""] + [f"![{name}]({file})" for name, file in plots.items()]
     text = "\n".join(lines) + "\n"
+    args.results.mkdir(parents=True, exist_ok=True)
     (args.results / "accuracy.md").write_text(text, encoding="utf-8")
     return text
+
+
+def _rel(path: Path) -> str:
+    try:
+        return str(path.resolve().relative_to(REPO))
+    except ValueError:
+        return str(path)
 
 
 if __name__ == "__main__":

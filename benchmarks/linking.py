@@ -47,6 +47,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="link without the profiled catalog (declared keys only, values read on the fly)")
     parser.add_argument("--jsonl", type=Path, default=None, help="per-question records (default: next to --results)")
     parser.add_argument("--results", type=Path, default=None, help="Markdown file to write the table into")
+    parser.add_argument("--ambiguity", action="store_true",
+                        help="with --large: count the sampled questions another database could answer unchanged")
     parser.add_argument("--report", type=Path, nargs="+", default=None, metavar="JSONL",
                         help="only summarise existing per-question records (one row per linker and model)")
     args = parser.parse_args(argv)
@@ -64,6 +66,9 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     dataset = load_dataset(dataset_dir)
     questions = select(dataset.questions, sample=args.n, seed=args.seed)
+    if args.ambiguity:
+        print(ambiguity(dataset_dir, questions))
+        return 0
     options = dict(parse_option(o) for o in args.option)
     jsonl = args.jsonl or (args.results.with_suffix(".jsonl") if args.results else None)
     rows = []
@@ -87,6 +92,28 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+def ambiguity(dataset_dir: Path, questions: list) -> str:
+    """How many questions of the sample have a twin database in the combined schema (see `twin_databases`)."""
+    from groundsql.evaluation.large_schema import twin_databases
+    from groundsql.evaluation.linking import gold_schema
+
+    entry = json.loads((dataset_dir / "tables.json").read_text())[0]
+    names = entry["table_names_original"]
+    schema: dict[str, list[str]] = {name: [] for name in names}
+    for table_index, column in entry["column_names_original"]:
+        if table_index >= 0:
+            schema[names[table_index]].append(column)
+    lines, ambiguous = [], 0
+    for q in questions:
+        gold = gold_schema(q.gold_sql, schema)
+        twins = twin_databases(gold.tables, gold.columns, schema)
+        ambiguous += bool(twins)
+        if twins:
+            lines.append(f"- q{q.id} ({', '.join(sorted(gold.tables))}): also {', '.join(twins)}")
+    head = f"{ambiguous} of {len(questions)} questions can be answered unchanged from another database:"
+    return "\n".join([head, *lines])
+
+
 def run_linker(spec: str, questions: list, model_spec: str | None, options: dict, jsonl: Path | None, *,
                catalog: bool = True, label: str = "") -> list[dict]:
     from groundsql.catalog import build_catalog, introspect
@@ -96,9 +123,13 @@ def run_linker(spec: str, questions: list, model_spec: str | None, options: dict
     from groundsql.linking import link
     from groundsql.models import load_model
 
-    models = {"default": load_model(model_spec)} if model_spec else {}
+    previous = _previous(jsonl, spec + label, model_spec or "-")  # resume: questions already recorded are kept
+    records = [previous[str(q.id)] for q in questions if str(q.id) in previous]
+    questions = [q for q in questions if str(q.id) not in previous]
+    if records:
+        print(f"  {spec}{label}: {len(records)} questions already in {jsonl}, {len(questions)} to go", flush=True)
+    models = {"default": load_model(model_spec)} if model_spec and questions else {}
     databases: dict[str, tuple] = {}
-    records = []
     for position, q in enumerate(questions, 1):
         if q.db_id not in databases:
             db = Database(str(q.db_path))
@@ -137,6 +168,18 @@ def run_linker(spec: str, questions: list, model_spec: str | None, options: dict
     for db, *_ in databases.values():
         db.close()
     return records
+
+
+def _previous(jsonl: Path | None, linker: str, model: str) -> dict[str, dict]:
+    if jsonl is None or not jsonl.exists():
+        return {}
+    found = {}
+    for line in jsonl.read_text().splitlines():
+        if line.strip():
+            record = json.loads(line)
+            if record["linker"] == linker and (record.get("model") or "-") == model:
+                found[str(record["id"])] = record
+    return found
 
 
 def report(paths: list[Path]) -> list[dict]:

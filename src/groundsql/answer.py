@@ -42,6 +42,9 @@ class Answer:
     linked_schema: dict[str, list[str]] | None = None
     clarification: str | None = None  # a question back to the user when confidence is too low to answer
     notes: list[str] = field(default_factory=list)  # caveats for the reader (e.g. low confidence)
+    # The SQL the pipeline would have returned had it stopped after each stage, in stage order; evaluation
+    # scores every entry, which yields a cumulative per-stage ablation from a single run.
+    stages: dict[str, str] = field(default_factory=dict)
 
     def to_dict(self, *, include_trace: bool = False) -> dict[str, Any]:
         """The JSON shape `groundsql ask --json` prints."""
@@ -68,6 +71,8 @@ class Answer:
             data["clarification"] = self.clarification
         if self.notes:
             data["notes"] = list(self.notes)
+        if self.stages:
+            data["stages"] = dict(self.stages)
         if include_trace:
             data["trace"] = self.trace.to_list()
         return data

@@ -88,3 +88,14 @@ def test_stripped_spider_keys_are_recovered(spider_dir: Path) -> None:
         inferred = build_catalog(db, use_cache=False, key_options=KeyOptions(use_declared=False))
         found = relationship_keys([r for r in inferred.join_graph.relationships if r.inferred])
         assert truth <= found, (name, truth - found)
+
+
+@pytest.mark.unit
+def test_join_graph_edge_index_prefers_declared_edges_and_follows_new_relationships():
+    inferred = Relationship("orders", ["cust"], "customers", ["id"], inferred=True, confidence=0.9)
+    graph = JoinGraph([inferred, Relationship("orders", ["item"], "items", ["id"])])
+    assert [r.ref_table for r in graph.edges("ORDERS")] == ["items", "customers"]  # declared first
+    assert graph.path_tables("customers", "items") == ["customers", "orders", "items"]
+    graph.relationships.append(Relationship("customers", ["region"], "regions", ["id"]))
+    assert graph.neighbours("customers") == ["regions", "orders"]  # the index is rebuilt after a change
+    assert graph.connect(["regions", "items"]) == ["regions", "customers", "orders", "items"]

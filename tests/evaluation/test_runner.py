@@ -135,6 +135,25 @@ def test_candidates_give_ex_at_k_and_pass_at_k(spider, tmp_path, monkeypatch):
     assert summary["k"] == 2 and summary["ex_at_k"] == 50.0 and summary["pass_at_k"] == 100.0
 
 
+def test_each_recorded_stage_is_scored_into_a_cumulative_ablation(spider, tmp_path, monkeypatch):
+    from groundsql.answer import Answer
+    from groundsql.pipelines import registry
+
+    def staged(ctx):  # a wrong draft, repaired by the second stage; the third stage breaks it again
+        gold = next(q.gold_sql for q in spider.questions if q.question == ctx.question)
+        return Answer(question=ctx.question, sql=gold, result=None, preset="", model="x", trace=ctx.trace,
+                      stages={"draft": "SELECT 1", "repair": gold, "vote": "SELECT nothing FROM singer",
+                              "final": gold})
+
+    monkeypatch.setitem(registry.PRESETS, "staged", staged)
+    summary = evaluate(spider, preset="staged", model=oracle(spider), out=tmp_path, db=DB, limit=2)
+    assert summary["stages"] == {"draft": {"n": 2, "ex": 0.0}, "repair": {"n": 2, "ex": 100.0},
+                                 "vote": {"n": 2, "ex": 0.0}, "final": {"n": 2, "ex": 100.0}}
+    record = lines(tmp_path / "results.jsonl")[0]
+    assert list(record["stages"]) == ["draft", "repair", "vote", "final"]
+    assert record["stages"]["draft"] == {"sql": "SELECT 1", "correct": False}
+
+
 def test_link_stage_scores_the_linked_schema(spider, tmp_path):
     summary = evaluate(spider, model=ScriptedModel(default="{}"), stage="link", linker="full", out=tmp_path, db=DB,
                        limit=4)

@@ -46,3 +46,25 @@ def test_grounding_can_be_disabled(school):
     subset.add("student", "name")
     ground_literals(ctx, subset)
     assert list(subset.tables["student"].columns) == ["name"]
+
+
+def test_short_codes_match_only_with_the_same_spelling(tmp_path):
+    import sqlite3
+
+    from groundsql.db import Database
+
+    path = tmp_path / "codes.sqlite"
+    with sqlite3.connect(path) as conn:
+        conn.executescript("CREATE TABLE airport (iata TEXT, city TEXT);"
+                           "INSERT INTO airport VALUES ('AGE', 'Wangerooge'), ('ALL', 'Albenga'), ('LHR', 'London');"
+                           "CREATE TABLE person (name TEXT, age INTEGER); INSERT INTO person VALUES ('Ann', 30);")
+    db = Database(str(path))
+    try:
+        subset = SchemaSubset()
+        subset.add("person", "name")
+        ground_literals(make_ctx(db, "Show the age of all people"), subset)
+        assert "airport" not in subset.tables  # 'age' and 'all' are words here, not the codes AGE and ALL
+        ground_literals(make_ctx(db, "Which city is the airport LHR in?"), subset)
+        assert "iata" in subset.tables["airport"].columns  # the same spelling is a real code
+    finally:
+        db.close()

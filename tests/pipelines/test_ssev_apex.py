@@ -50,6 +50,9 @@ def test_ssev_two_rounds_refine_and_vote(music_db):
     assert answer.linked_schema == {"singer": ["country", "name"]}
     steps = [e.step for e in ctx.trace.events if getattr(e, "kind", "") == "model"]
     assert steps == ["presql", "refine", "postsql", "validate"]
+    # the answer after each stage, for the per-stage ablation of the benchmark
+    assert answer.stages == {"presql": "SELECT nme FROM singer WHERE country = 'France'", "presql_repaired": FRENCH,
+                             "postsql": FRENCH, "postsql_repaired": FRENCH, "vote": FRENCH, "validate": FRENCH}
 
 
 def test_ssev_with_two_experts_learns_weights(music_db, tmp_path):
@@ -102,6 +105,7 @@ def test_apex_explores_and_votes(music_db):
     assert sorted(answer.result.rows) == [("Ann",), ("Joe",)]
     assert len(answer.candidates) == 2 and answer.confidence == 1.0
     assert seen == ["EXPLORE", "SQL", "CONFIRM", "SQL", "CONFIRM"]
+    assert answer.stages == {"exploration": FRENCH, "vote": answer.sql}
     tips = ctx.trace.notes("tips")[0]["ids"]
     assert tips[:4] == ["OC01", "SG01", "SY01", "PF01"] and "SM03" in tips
     prompt = next(c for c in model.calls if "Every reply is exactly one of" in c["messages"][0]["content"])["messages"][1]["content"]

@@ -45,11 +45,24 @@ class JoinGraph:
 
     relationships: list[Relationship] = field(default_factory=list)
     bridges: list[str] = field(default_factory=list)  # tables that link others many-to-many
+    # lower-cased table → its edges, declared before inferred; rebuilt when `relationships` changes length
+    _index: dict[str, list[Relationship]] = field(default_factory=dict, init=False, repr=False, compare=False)
+    _indexed: int = field(default=-1, init=False, repr=False, compare=False)
 
     def edges(self, table: str) -> list[Relationship]:
-        """Relationships touching `table` (either side)."""
-        lowered = table.lower()
-        return [r for r in self.relationships if lowered in (r.table.lower(), r.ref_table.lower())]
+        """Relationships touching `table` (either side), declared ones first, then by confidence."""
+        if self._indexed != len(self.relationships):
+            index: dict[str, list[Relationship]] = {}
+            for rel in sorted(self.relationships, key=lambda r: (r.inferred, -r.confidence)):
+                index.setdefault(rel.table.lower(), []).append(rel)
+                if rel.ref_table.lower() != rel.table.lower():
+                    index.setdefault(rel.ref_table.lower(), []).append(rel)
+            self._index, self._indexed = index, len(self.relationships)
+        return list(self._index.get(table.lower(), []))
+
+    def adjacent(self, table: str) -> list[tuple[str, Relationship]]:
+        """(neighbouring table, edge) pairs of `table`, in the order of `edges`; self-references left out."""
+        return [(rel.other(table), rel) for rel in self.edges(table) if rel.table.lower() != rel.ref_table.lower()]
 
     def neighbours(self, table: str) -> list[str]:
         seen: list[str] = []
@@ -71,8 +84,7 @@ class JoinGraph:
         names = {start.lower(): start}
         while queue:
             node = queue.popleft()
-            for rel in sorted(self.edges(names[node]), key=lambda r: (r.inferred, -r.confidence)):
-                other = rel.other(names[node])
+            for other, rel in self.adjacent(names[node]):
                 key = other.lower()
                 if key in names:
                     continue

@@ -214,3 +214,34 @@ def _rewrite_questions(dataset, target: Path, name: str, report: LargeSchemaRepo
         for database in originals.values():
             database.close()
     return kept
+
+
+def twin_databases(gold_tables: set[str], gold_columns: set[tuple[str, str]],
+                   schema: dict[str, list[str]]) -> list[str]:
+    """Other source databases in a combined schema that could answer the same query unchanged.
+
+    A database is a twin when it has, under the same base name, every table the gold query reads, each with every
+    column the gold query reads from it (names compared case-insensitively). Questions with twins are ambiguous
+    in the combined schema: nothing in the question says which database is meant, so a linker that keeps only
+    one copy is right by chance.
+    """
+    by_db: dict[str, dict[str, set[str]]] = {}
+    for table, columns in schema.items():
+        db_id, sep, base = table.partition(SEPARATOR)
+        if sep:
+            by_db.setdefault(db_id, {})[base.lower()] = {c.lower() for c in columns}
+    needed: dict[str, set[str]] = {}
+    sources = set()
+    for table in gold_tables:
+        db_id, sep, base = table.lower().partition(SEPARATOR)
+        if not sep:
+            return []
+        sources.add(db_id)
+        needed[base] = {c for t, c in gold_columns if t == table.lower()}
+    twins = []
+    for db_id, tables in by_db.items():
+        if db_id.lower() in sources:
+            continue
+        if all(base in tables and columns <= tables[base] for base, columns in needed.items()):
+            twins.append(db_id)
+    return sorted(twins)

@@ -21,7 +21,7 @@ RESULTS_FILE = "results.jsonl"
 SUMMARY_FILE = "summary.json"
 CONFIG_FILE = "run.json"
 #: Settings that must match for a run directory to be resumed.
-RESUME_KEYS = ("dataset", "preset", "model", "samples", "stage", "linker", "predictions")
+RESUME_KEYS = ("dataset", "preset", "model", "samples", "stage", "linker", "predictions", "options")
 
 
 def read_results(path: Path, *, repair: bool = False) -> list[dict[str, Any]]:

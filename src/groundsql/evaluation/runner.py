@@ -166,6 +166,7 @@ def _config(data: Dataset, options: EvalOptions) -> dict[str, Any]:
         "model": None if options.predictions else _model_spec(options.model),
         "samples": options.samples, "stage": "score" if options.predictions else options.stage,
         "linker": options.linker, "predictions": options.predictions,
+        "options": {k: v for k, v in sorted(options.options.items()) if isinstance(v, (str, int, float, bool))},
         "filters": {"db": options.db, "ids": options.ids, "limit": options.limit, "sample": options.sample,
                     "seed": options.seed},
         "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
@@ -251,6 +252,7 @@ class _Job:
         started = time.perf_counter()
         linked: Schema | None = None
         candidates: list[str] = []
+        stages: dict[str, str] = {}
         try:
             if self.options.stage == "link":
                 from groundsql.linking import link
@@ -263,6 +265,7 @@ class _Job:
                 record["error"] = answer.error
                 linked = answer.linked_schema
                 candidates = [c.sql for c in answer.candidates]
+                stages = dict(answer.stages)
         except ModelNotInstalled:
             raise  # no question can succeed; stop instead of recording the same failure everywhere
         except GroundsqlError as exc:
@@ -276,17 +279,27 @@ class _Job:
             record["correct"] = None
             self._link_scores(q, record, linked)
             return record
-        self._score(q, record, linked, candidates)
+        self._score(q, record, linked, candidates, stages)
         return record
 
-    def _score(self, q: Question, record: dict[str, Any], linked: Schema | None, candidates: list[str]) -> None:
+    def _score(self, q: Question, record: dict[str, Any], linked: Schema | None, candidates: list[str],
+               stages: dict[str, str] | None = None) -> None:
         verdict = self.scorer.score(q.db_path, q.gold_sql, record["sql"])
         record["correct"] = verdict.correct
         record["failure"] = verdict.failure
         if verdict.error and not record.get("error"):
             record["error"] = verdict.error
+        marked: dict[str, bool] = {record["sql"]: verdict.correct}
+
+        def correct(sql: str) -> bool:
+            if sql not in marked:
+                marked[sql] = self.scorer.score(q.db_path, q.gold_sql, sql).correct if sql else False
+            return marked[sql]
+
+        if stages:
+            record["stages"] = {name: {"sql": sql, "correct": correct(sql)} for name, sql in stages.items()}
         if len(candidates) > 1:
-            marks = [self.scorer.score(q.db_path, q.gold_sql, sql).correct for sql in candidates]
+            marks = [correct(sql) for sql in candidates]
             record["candidates"] = [{"sql": sql, "correct": ok} for sql, ok in zip(candidates, marks)]
             record["ex_at_k"] = sum(marks) / len(marks)
             record["pass_at_k"] = any(marks)

@@ -53,6 +53,14 @@ def summarize(records: list[dict[str, Any]], config: dict[str, Any] | None = Non
         summary["ex_at_k"] = _pct(sum(r["ex_at_k"] for r in sampled), len(sampled))
         summary["pass_at_k"] = _pct(sum(1 for r in sampled if r.get("pass_at_k")), len(sampled))
 
+    staged = [r for r in records if r.get("stages")]
+    if staged:  # cumulative ablation: EX of the answer each stage would have given
+        names = list(dict.fromkeys(name for r in staged for name in r["stages"]))
+        summary["stages"] = {name: {"n": sum(1 for r in staged if name in r["stages"]),
+                                    "ex": _pct(sum(1 for r in staged if r["stages"].get(name, {}).get("correct")),
+                                               len(staged))}
+                             for name in names}
+
     failures = Counter(r.get("failure") for r in records if not r.get("correct"))
     summary["failures"] = {f: failures.get(f, 0) for f in FAILURES if failures.get(f)}
     summary["pipeline_errors"] = sum(1 for r in records if r.get("pipeline_error"))

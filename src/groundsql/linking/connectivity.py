@@ -1,7 +1,7 @@
 """Connectivity repair: bridge tables and join keys so that the linked tables form one joinable set.
 
 Uses the catalog's join graph (declared plus inferred keys) when a catalog is available, else the declared
-foreign keys of the schema. Paths are searched breadth-first over an adjacency index (fast on ~1,000-table
+foreign keys of the schema. Paths are searched breadth-first over the graph's edge index (fast on ~1,000-table
 schemas) and bounded to `link_max_hops` joins (default 3), since a bridge chain longer than that more likely
 links unrelated parts of a large schema than answers the question.
 """
@@ -18,7 +18,6 @@ from groundsql.linking.subset import SchemaSubset
 
 DEFAULT_MAX_HOPS = 3
 Adjacency = dict[str, list[tuple[str, Relationship]]]  # lower-cased table → (neighbour, edge)
-_ADJACENCY: dict[int, tuple[JoinGraph, int, Adjacency]] = {}
 
 
 def join_graph(ctx: Context) -> JoinGraph:
@@ -46,20 +45,9 @@ def declared_graph(schema: Schema) -> JoinGraph:
 
 
 def adjacency(graph: JoinGraph) -> Adjacency:
-    """Neighbours of every table, declared edges before inferred ones, built once per graph."""
-    cached = _ADJACENCY.get(id(graph))
-    if cached is not None and cached[0] is graph and cached[1] == len(graph.relationships):
-        return cached[2]
-    index: Adjacency = {}
-    for rel in sorted(graph.relationships, key=lambda r: (r.inferred, -r.confidence)):
-        if rel.table.lower() == rel.ref_table.lower():
-            continue
-        index.setdefault(rel.table.lower(), []).append((rel.ref_table, rel))
-        index.setdefault(rel.ref_table.lower(), []).append((rel.table, rel))
-    if len(_ADJACENCY) > 16:
-        _ADJACENCY.clear()
-    _ADJACENCY[id(graph)] = (graph, len(graph.relationships), index)
-    return index
+    """Neighbours of every table that has edges, declared edges before inferred ones (the graph's own index)."""
+    tables = {t.lower(): t for rel in graph.relationships for t in (rel.table, rel.ref_table)}
+    return {key: graph.adjacent(name) for key, name in tables.items()}
 
 
 def connect_subset(ctx: Context, subset: SchemaSubset, graph: JoinGraph | None = None) -> SchemaSubset:

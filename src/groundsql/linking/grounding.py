@@ -19,6 +19,7 @@ log = logging.getLogger("groundsql")
 MIN_SCORE = 90.0
 MAX_MATCHES = 12
 MAX_OWNERS = 2
+SHORT_VALUE = 3  # stored values this short must match the question's spelling exactly
 FALLBACK_VALUES = 200  # distinct values read per text column when no catalog is available
 _TEXT_TYPES = ("CHAR", "TEXT", "STRING", "CLOB", "VARCHAR")
 
@@ -33,7 +34,8 @@ def ground_literals(ctx: Context, subset: SchemaSubset, within: SchemaSubset | N
     """
     if not ctx.options.get("link_ground", True):
         return subset
-    matches = [m for m in question_matches(ctx) if within is None or within.has(m.table)]
+    matches = [m for m in question_matches(ctx)
+               if (within is None or within.has(m.table)) and plausible_literal(m)]
     owners: dict[str, set[str]] = {}
     for match in matches:
         owners.setdefault(match.value.strip().lower(), set()).add(match.table)
@@ -50,6 +52,16 @@ def ground_literals(ctx: Context, subset: SchemaSubset, within: SchemaSubset | N
     if grounded:
         subset.notes.append("grounded literals: " + ", ".join(grounded))
     return subset
+
+
+def plausible_literal(match: ValueMatch) -> bool:
+    """False for a short stored code that only matches an ordinary word when case is ignored.
+
+    Codes such as the airport 'AGE' or 'ALL' equal everyday words of a question ("age", "all"); a value of
+    `SHORT_VALUE` characters or fewer counts only when the question spells it with the same case.
+    """
+    value = match.value.strip()
+    return len(value) > SHORT_VALUE or match.text.strip() == value
 
 
 def question_matches(ctx: Context) -> list[ValueMatch]:

@@ -27,10 +27,11 @@ DEFAULT_TIPS = 8
 @preset("apex", "APEX-SQL: agentic schema linking, realization paths, retrieved tips, n exploration "
                 "trajectories (explore / refine / SQL / confirm) and a result vote")
 def apex(ctx: Context) -> Answer:
-    """Options: `linker` ('apex'), `samples` (trajectories per expert, default 2), `max_actions` (6; 1 means
-    no exploration), `max_explore_tokens`, `tips` (8; 0 for none), `paths` (True), `vote` ('majority' for one
-    expert, else 'wma'), `on_step` (a callable receiving each exploration step), `confidence_threshold`,
-    `clarify`. The switches double as the ablation settings of the benchmark."""
+    """Options: `linker` ('apex'; by default the whole schema when it fits `link_full_budget`), `samples`
+    (trajectories per expert, default 2), `max_actions` (6; 1 means no exploration), `max_explore_tokens`,
+    `tips` (8; 0 for none), `paths` (True), `vote` ('majority' for one expert, else 'wma'), `on_step` (a callable
+    receiving each exploration step), `confidence_threshold`, `clarify`. The switches double as the benchmark's
+    ablation settings."""
     subset = _link(ctx)
     plan = _plan(ctx)
     paths = RealizationPaths(text=plan)
@@ -57,15 +58,24 @@ def apex(ctx: Context) -> Answer:
     method = str(ctx.options.get("vote") or ("wma" if len(experts) > 1 else "majority"))
     selection = select(ctx, candidates, method=method, experts=names)
     learn(ctx, candidates, experts=names)
-    return build_answer(ctx, selection.chosen, candidates, confidence=selection.confidence,
-                        linked_schema=subset.as_mapping() if subset.tables else None,
-                        alternatives=[g.representative.sql for g in selection.vote.groups])
+    answer = build_answer(ctx, selection.chosen, candidates, confidence=selection.confidence,
+                          linked_schema=subset.as_mapping() if subset.tables else None,
+                          alternatives=[g.representative.sql for g in selection.vote.groups])
+    if candidates:  # one greedy trajectory versus the vote over all of them
+        answer.stages = {"exploration": candidates[0].sql, "vote": answer.sql}
+    return answer
 
 
 def _link(ctx: Context) -> SchemaSubset:
-    """The linked subset; a linker failure falls back to the whole schema rather than failing the question."""
-    from groundsql.linking import link, linker_spec
+    """The linked subset; a linker failure falls back to the whole schema rather than failing the question.
 
+    Without an explicit `linker`, a schema whose DDL fits `link_full_budget` (default `DEFAULT_FULL_BUDGET`) is
+    explored whole (AgentNLQ): agentic linking only pays off when the schema would crowd the prompt."""
+    from groundsql.linking import link, linker_spec
+    from groundsql.linking.registry import DEFAULT_FULL_BUDGET
+
+    if not ctx.options.get("linker"):
+        ctx.options.setdefault("link_full_budget", DEFAULT_FULL_BUDGET)
     try:
         return link(ctx, linker_spec(ctx, "apex"))
     except (GroundsqlError, NotImplementedError) as exc:

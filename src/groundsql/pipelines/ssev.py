@@ -39,10 +39,12 @@ def ssev(ctx: Context) -> Answer:
     post = [c for e in experts for c in _round(ctx, e, pruned_text, pruned=True, samples=samples)] \
         if ctx.options.get("postsql", True) else []
     texts = {"presql": full_text, "postsql": pruned_text}
-    candidates = pre + _refine_all(ctx, post, pruned_text, rounds)
+    post_refined = _refine_all(ctx, post, pruned_text, rounds)
+    candidates = pre + post_refined
     method = str(ctx.options.get("vote", "wma"))
     names = [e.name for e in experts]
     selection = select(ctx, candidates, method=method, experts=names)
+    voted = selection.chosen.sql
     if ctx.options.get("validate", True) and selection.chosen.ok:
         fixed = _validated(ctx, selection.chosen, texts.get(selection.chosen.source, pruned_text), experts)
         if fixed is not None:  # the repair takes over the votes of the result the validator rejected
@@ -51,8 +53,21 @@ def ssev(ctx: Context) -> Answer:
             selection = select(ctx, candidates, method=method, experts=names)
     learn(ctx, candidates, experts=names)
     alternatives = [g.representative.sql for g in selection.vote.groups]
-    return build_answer(ctx, selection.chosen, candidates, confidence=selection.confidence,
-                        linked_schema=subset.as_mapping() if subset.tables else None, alternatives=alternatives)
+    answer = build_answer(ctx, selection.chosen, candidates, confidence=selection.confidence,
+                          linked_schema=subset.as_mapping() if subset.tables else None, alternatives=alternatives)
+    answer.stages = _stages(drafts, pre, post, post_refined, voted, answer.sql)
+    return answer
+
+
+def _stages(drafts: list[Candidate], pre: list[Candidate], post: list[Candidate], post_refined: list[Candidate],
+            voted: str, final: str) -> dict[str, str]:
+    """The answer after each stage: first expert's greedy PreSQL, repaired, its PostSQL, repaired, the vote,
+    the validated vote (the preset's answer)."""
+    stages = {"presql": drafts[0].sql if drafts else "", "presql_repaired": pre[0].sql if pre else ""}
+    if post:
+        stages.update(postsql=post[0].sql, postsql_repaired=post_refined[0].sql if post_refined else post[0].sql)
+    stages.update(vote=voted, validate=final)
+    return stages
 
 
 def _round(ctx: Context, expert: Expert, schema_text: str, *, pruned: bool, samples: int) -> list[Candidate]:

@@ -47,6 +47,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="link without the profiled catalog (declared keys only, values read on the fly)")
     parser.add_argument("--jsonl", type=Path, default=None, help="per-question records (default: next to --results)")
     parser.add_argument("--results", type=Path, default=None, help="Markdown file to write the table into")
+    parser.add_argument("--from-eval", type=Path, default=None, metavar="RUN_DIR",
+                        help="take the linked schemas a `groundsql eval` run recorded (e.g. the ssev preset's "
+                             "PreSQL linking) for the sampled questions it answered, as linker --label")
     parser.add_argument("--ambiguity", action="store_true",
                         help="with --large: count the sampled questions another database could answer unchanged")
     parser.add_argument("--report", type=Path, nargs="+", default=None, metavar="JSONL",
@@ -71,6 +74,12 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     options = dict(parse_option(o) for o in args.option)
     jsonl = args.jsonl or (args.results.with_suffix(".jsonl") if args.results else None)
+    if args.from_eval:
+        records = from_eval(args.from_eval, questions, args.label or args.from_eval.name, jsonl)
+        rows = [summarise(args.label or args.from_eval.name, records, records[0]["model"] if records else "-")]
+        print(markdown(rows))
+        return 0
+    jsonl = args.jsonl or (args.results.with_suffix(".jsonl") if args.results else None)
     rows = []
     for spec in [s.strip() for s in args.linkers.split(",") if s.strip()]:
         chain = spec.replace("+", ",")
@@ -90,6 +99,29 @@ def main(argv: list[str] | None = None) -> int:
                   f"catalog: {'no' if args.no_catalog else 'yes'}\n\n")
         args.results.write_text(header + table + "\n")
     return 0
+
+
+def from_eval(run_dir: Path, questions: list, label: str, jsonl: Path | None) -> list[dict]:
+    """Linking records from an evaluation run's per-question records (scores as the runner computed them)."""
+    wanted = {str(q.id) for q in questions}
+    config = json.loads((run_dir / "run.json").read_text())
+    records = []
+    for line in (run_dir / "results.jsonl").read_text().splitlines():
+        answer = json.loads(line) if line.strip() else None
+        if not answer or str(answer["id"]) not in wanted or not answer.get("linking"):
+            continue
+        linked = answer.get("linked_schema") or {}
+        records.append({"linker": label, "model": config.get("model") or "-", "id": answer["id"],
+                        "db_id": answer.get("db_id"), "question": answer.get("question"), "seconds": None,
+                        "tokens": None, "llm_calls": None, "db_queries": None, "scores": answer["linking"],
+                        "error": None, "linked": linked, "kept_tables": len(linked),
+                        "kept_columns": sum(len(c) for c in linked.values()), "from_eval": str(run_dir.name)})
+    if jsonl:
+        jsonl.parent.mkdir(parents=True, exist_ok=True)
+        kept = [line for line in (jsonl.read_text().splitlines() if jsonl.exists() else [])
+                if line.strip() and json.loads(line)["linker"] != label]
+        jsonl.write_text("".join(f"{line}\n" for line in kept + [json.dumps(r) for r in records]))
+    return records
 
 
 def ambiguity(dataset_dir: Path, questions: list) -> str:
@@ -203,11 +235,16 @@ def summarise(spec: str, records: list[dict], model: str) -> dict:
         **{f"{level[0]}_{m}": mean(level, m) for level in ("table", "column") for m in ("srr", "nsr", "nsp", "nsf")},
         "tables": statistics.fmean(r["kept_tables"] for r in records),
         "columns": statistics.fmean(r["kept_columns"] for r in records),
-        "tokens": statistics.fmean(r["tokens"] for r in records),
-        "calls": statistics.fmean(r["llm_calls"] for r in records),
-        "seconds": statistics.fmean(r["seconds"] for r in records),
+        "tokens": _mean_known(r["tokens"] for r in records),
+        "calls": _mean_known(r["llm_calls"] for r in records),
+        "seconds": _mean_known(r["seconds"] for r in records),
         "errors": sum(1 for r in records if r["error"]),
     }
+
+
+def _mean_known(values) -> float:
+    known = [v for v in values if v is not None]
+    return statistics.fmean(known) if known else float("nan")
 
 
 def markdown(rows: list[dict]) -> str:
@@ -217,8 +254,10 @@ def markdown(rows: list[dict]) -> str:
     for r in rows:
         cells = [r["linker"], r["model"], str(r["n"])]
         cells += [f"{r[k]:.1f}" for k in ("t_srr", "t_nsr", "t_nsp", "t_nsf", "c_srr", "c_nsr", "c_nsp", "c_nsf")]
-        cells += [f"{r['tables']:.1f}", f"{r['columns']:.1f}", f"{r['tokens']:.0f}", f"{r['calls']:.1f}",
-                  f"{r['seconds']:.1f}", str(r["errors"])]
+        cells += [f"{r['tables']:.1f}", f"{r['columns']:.1f}"]
+        cells += ["–" if r[k] != r[k] else f"{r[k]:{fmt}}" for k, fmt in (("tokens", ".0f"), ("calls", ".1f"),
+                                                                             ("seconds", ".1f"))]
+        cells.append(str(r["errors"]))
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
 

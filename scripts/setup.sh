@@ -7,8 +7,17 @@ cd "$(dirname "$0")/.."
 EXTRAS="${1:-local}"
 PYTHON="${PYTHON:-python3}"
 LLAMA_VERSION="0.3.36"
-# AVX2 without AVX-512/AMX: the native build's AMX kernels crash on some virtual machines.
-LLAMA_CMAKE_ARGS="${GROUNDSQL_LLAMA_CMAKE_ARGS:--DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON -DGGML_AVX512=OFF -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF}"
+# Never AMX: the native build's AMX kernels crash on some virtual machines. AVX-512 (with VNNI) when the CPU
+# has it: on a 2-core Xeon it reads prompts 1.9x and writes tokens 1.6x faster than AVX2 alone.
+LLAMA_BASE_ARGS="-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF"
+cpu_flags=$(grep -m1 '^flags' /proc/cpuinfo 2>/dev/null || true)
+if [[ " $cpu_flags " == *" avx512f "* && " $cpu_flags " == *" avx512bw "* && " $cpu_flags " == *" avx512vl "* \
+      && " $cpu_flags " == *" avx512_vnni "* ]]; then
+  LLAMA_SIMD_ARGS="-DGGML_AVX512=ON -DGGML_AVX512_VNNI=ON -DGGML_AVX512_VBMI=OFF -DGGML_AVX512_BF16=OFF"
+else
+  LLAMA_SIMD_ARGS="-DGGML_AVX512=OFF"
+fi
+LLAMA_CMAKE_ARGS="${GROUNDSQL_LLAMA_CMAKE_ARGS:-$LLAMA_BASE_ARGS $LLAMA_SIMD_ARGS}"
 
 if [ ! -x .venv/bin/python ]; then
   echo "==> creating .venv"
@@ -20,7 +29,8 @@ if [[ "$EXTRAS" == *local* ]]; then
   flags_id=$(printf '%s %s' "$LLAMA_VERSION" "$LLAMA_CMAKE_ARGS" | sha256sum | cut -c1-12)
   wheel_dir="${GROUNDSQL_WHEEL_CACHE:-$HOME/.cache/groundsql/wheels}/$flags_id"
   if ! ls "$wheel_dir"/llama_cpp_python-"$LLAMA_VERSION"-*.whl >/dev/null 2>&1; then
-    echo "==> building llama-cpp-python $LLAMA_VERSION from source (about 5 minutes on 2 cores, once per machine)"
+    echo "==> building llama-cpp-python $LLAMA_VERSION from source (5-10 minutes on 2 cores, once per machine)"
+    echo "    flags: $LLAMA_CMAKE_ARGS"
     mkdir -p "$wheel_dir"
     CMAKE_ARGS="$LLAMA_CMAKE_ARGS" .venv/bin/python -m pip wheel --quiet --no-deps --no-cache-dir \
       "llama-cpp-python==$LLAMA_VERSION" -w "$wheel_dir"

@@ -26,6 +26,7 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_SPIDER = REPO.parent / "shared" / "data" / "spider"
 COMMANDS_FILE = "command.txt"
+NOTES_MARKER = "<!-- analysis: written by hand, kept when the tables above are regenerated -->"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -181,6 +182,7 @@ def write_results(args: argparse.Namespace) -> str:
                 for other, _, config, other_records in runs
                 if ids <= {str(r["id"]) for r in other_records}]
         lines += summary_table(same) + [""]
+    lines += head_to_head(runs)
     staged = [(label, summarize(records, config)) for label, _, config, records in runs
               if any(r.get("stages") for r in records)]
     if staged:
@@ -213,8 +215,35 @@ def write_results(args: argparse.Namespace) -> str:
         lines += [""] + [f"![{name}]({file})" for name, file in plots.items()]
     text = "\n".join(lines) + "\n"
     args.results.mkdir(parents=True, exist_ok=True)
-    (args.results / "accuracy.md").write_text(text, encoding="utf-8")
+    target = args.results / "accuracy.md"
+    if target.exists() and NOTES_MARKER in target.read_text(encoding="utf-8"):  # hand-written analysis is kept
+        text += "\n" + NOTES_MARKER + target.read_text(encoding="utf-8").split(NOTES_MARKER, 1)[1]
+    target.write_text(text, encoding="utf-8")
     return text
+
+
+def head_to_head(runs: list) -> list[str]:
+    """Each run against the first baseline run on the questions both answered: who got which right."""
+    base = next((run for run in runs if run[2].get("preset") == "baseline" and not run[2].get("options")), None)
+    if base is None:
+        return []
+    right = {str(r["id"]): bool(r.get("correct")) for r in base[3]}
+    lines = [f"## Against {base[0]}, question by question", "",
+             "| run | common questions | both right | only this run | only baseline | both wrong | EX Δ (points) |",
+             "|---|---:|---:|---:|---:|---:|---:|"]
+    for label, _, _, records in runs:
+        if label == base[0]:
+            continue
+        pairs = [(bool(r.get("correct")), right[str(r["id"])]) for r in records if str(r["id"]) in right]
+        if not pairs:
+            continue
+        both = sum(a and b for a, b in pairs)
+        mine = sum(a and not b for a, b in pairs)
+        theirs = sum(b and not a for a, b in pairs)
+        delta = 100.0 * (mine - theirs) / len(pairs)
+        lines.append(f"| {label} | {len(pairs)} | {both} | {mine} | {theirs} | {len(pairs) - both - mine - theirs} "
+                     f"| {delta:+.1f} |")
+    return lines + [""] if len(lines) > 4 else []
 
 
 def _rel(path: Path) -> str:

@@ -189,7 +189,7 @@ def write_results(args: argparse.Namespace) -> str:
         lines += ["## What each stage adds", "",
                   "EX of the answer each run would have returned had it stopped after that stage (the pipeline "
                   "records the SQL after every stage and each one is scored), in pipeline order. The last stage "
-                  "is the run's answer.", "", "| run | n | " + " | ".join(["stage → EX %"] * 1) + " |",
+                  "is the run's answer.", "", "| run | n | stage → EX % |",
                   "|---|---:|---|"]
         for label, summary in staged:
             steps = " → ".join(f"{name} {v['ex']:.1f}" for name, v in summary["stages"].items())
@@ -209,12 +209,11 @@ def write_results(args: argparse.Namespace) -> str:
     if commands:
         lines += ["## Commands", "", "```"] + commands + ["```", "", f"Machine: {machine().rsplit(',', 1)[0]}.", ""]
     lines += [f"- {note}" for note in args.note]
+    args.results.mkdir(parents=True, exist_ok=True)
     if full:
-        args.results.mkdir(parents=True, exist_ok=True)
         plots = plot_comparison(full, args.results, prefix="accuracy_")
         lines += [""] + [f"![{name}]({file})" for name, file in plots.items()]
     text = "\n".join(lines) + "\n"
-    args.results.mkdir(parents=True, exist_ok=True)
     target = args.results / "accuracy.md"
     if target.exists() and NOTES_MARKER in target.read_text(encoding="utf-8"):  # hand-written analysis is kept
         text += "\n" + NOTES_MARKER + target.read_text(encoding="utf-8").split(NOTES_MARKER, 1)[1]

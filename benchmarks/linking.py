@@ -79,7 +79,6 @@ def main(argv: list[str] | None = None) -> int:
         rows = [summarise(args.label or args.from_eval.name, records, records[0]["model"] if records else "-")]
         print(markdown(rows))
         return 0
-    jsonl = args.jsonl or (args.results.with_suffix(".jsonl") if args.results else None)
     rows = []
     for spec in [s.strip() for s in args.linkers.split(",") if s.strip()]:
         chain = spec.replace("+", ",")

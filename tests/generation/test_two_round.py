@@ -1,4 +1,4 @@
-"""Two-round prompting pieces: linking from PreSQL with sqlglot, few-shot retrieval, pruned schema text."""
+"""Two-round prompting pieces: few-shot retrieval, pruned schema text, the PreSQL/PostSQL calls."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from groundsql.db import Database
 from groundsql.errors import ConfigError
 from groundsql.generation.fewshot import Example, ExamplePool, embed, example_pool
 from groundsql.generation.schema_text import render_subset
-from groundsql.generation.two_round import subset_from_sql, two_round_sql
+from groundsql.generation.two_round import two_round_sql
 from groundsql.linking.subset import SchemaSubset
 from groundsql.models import ScriptedModel
 
@@ -22,23 +22,6 @@ pytestmark = pytest.mark.integration
 @pytest.fixture()
 def schema(music_db):
     return introspect(Database(str(music_db)))
-
-
-@pytest.mark.parametrize("sqls, expected", [
-    (["SELECT s.name FROM singer AS s JOIN song AS t ON s.singer_id = t.singer_id WHERE t.sales > 5"],
-     {"singer": ["name", "singer_id"], "song": ["singer_id", "sales"]}),
-    (["SELECT count(*) FROM singer WHERE country = 'France'"], {"singer": ["country"]}),
-    (["SELECT * FROM song"], {"song": ["song_id", "singer_id", "title", "sales"]}),
-    (["SELECT name FROM singer", "SELECT title FROM song"], {"singer": ["name"], "song": ["title"]}),
-    (["SELECT nope FROM ghost", "not sql at all ((", ""], {}),
-    (["SELECT Name FROM SINGER WHERE Age > 30"], {"singer": ["name", "age"]}),
-    # a column put on the wrong table brings in the table that has it; output aliases are not columns
-    (["SELECT title, count(*) AS n FROM singer WHERE country = 'France' ORDER BY n"],
-     {"singer": ["country"], "song": ["title"]}),
-])
-def test_subset_from_sql(schema, sqls, expected):
-    subset = subset_from_sql(schema, sqls, "sqlite")
-    assert {t: sorted(c) for t, c in subset.as_mapping().items()} == {t: sorted(c) for t, c in expected.items()}
 
 
 def test_render_subset_keeps_linked_columns_and_keys(music_db, schema):

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from groundsql.api import ask
-from groundsql.generation.extract import extract_sql
 from groundsql.models import ScriptedModel
+from groundsql.sql.extract import extract_sql
 
 
 @pytest.mark.unit

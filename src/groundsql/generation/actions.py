@@ -9,7 +9,7 @@ import sqlglot
 from sqlglot import exp
 from sqlglot.errors import SqlglotError
 
-from groundsql.generation.extract import extract_sql
+from groundsql.sql.extract import extract_sql
 
 KINDS = ("EXPLORE", "REFINE", "SQL", "CONFIRM")
 #: Tags may come bracketed ("[SQL]"), bold ("**SQL**") or as a leading word ("SQL:"); regexes only find them.

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from groundsql.catalog import render_schema_ddl
 from groundsql.context import Context
-from groundsql.generation.extract import extract_sql
 from groundsql.prompts import dialect_name, render
+from groundsql.sql.extract import extract_sql
 
 MAX_SQL_TOKENS = 400
 

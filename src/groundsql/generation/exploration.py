@@ -203,7 +203,7 @@ def _complete_bare_tag(ctx: Context, state: ExplorationState, messages: list[dic
 
 def _force_sql(action: Action, reply: str, dialect: str) -> Action:
     """On the last turn any query in the reply becomes the answer; otherwise the turn is lost."""
-    from groundsql.generation.extract import extract_sql
+    from groundsql.sql.extract import extract_sql
 
     sql = action.sql if action.kind == "EXPLORE" and action.queries else extract_sql(reply, dialect)
     if sql:

@@ -6,8 +6,8 @@ from groundsql.answer import Candidate
 from groundsql.context import Context
 from groundsql.generation.diagnosis import diagnose
 from groundsql.generation.direct import MAX_SQL_TOKENS, evidence_block
-from groundsql.generation.extract import extract_sql
 from groundsql.prompts import dialect_name, render
+from groundsql.sql.extract import extract_sql
 
 #: Outcomes worth another round. An empty result is often right, so it is retried but kept if nothing better.
 REPAIRABLE = {"refused", "syntax", "no_such_table", "no_such_column", "ambiguous_column", "type_mismatch", "empty_result",

@@ -3,20 +3,24 @@
 from __future__ import annotations
 
 import logging
+from difflib import SequenceMatcher
 
+from groundsql.catalog.schema import Schema, Table
 from groundsql.context import Context
 from groundsql.errors import ModelError
 from groundsql.linking.common import candidate_schema, evidence_block, schema_text
 from groundsql.linking.registry import linker
-from groundsql.linking.sqlrefs import sql_refs
 from groundsql.linking.subset import SchemaSubset
 from groundsql.models.base import Message
 from groundsql.prompts import dialect_name, render
+from groundsql.sql.extract import extract_sql
+from groundsql.sql.references import sql_refs
 
 log = logging.getLogger("groundsql")
 
 PRESQL_MAX_TOKENS = 200  # PET-SQL caps the draft at 200 tokens
 SAMPLE_ROWS = 3
+MISPLACED_LIMIT = 2  # tables kept for a group of columns a draft put on the wrong table
 
 
 @linker("presql", "PreSQL drafts from the full schema with example rows; the tables and columns they use")
@@ -24,8 +28,6 @@ def presql(ctx: Context, previous: SchemaSubset | None) -> SchemaSubset:
     """Options: `presql_roles` (model roles, one draft each; default ['generator']), `presql_samples` (drafts
     per role, default 1, sampled at temperature 0.7 when more than one), `examples` (few-shot
     [{'question','sql'}])."""
-    from groundsql.generation.extract import extract_sql
-
     schema = candidate_schema(ctx, previous)
     messages = presql_messages(ctx, schema_text(ctx, schema, SAMPLE_ROWS))
     roles = list(ctx.options.get("presql_roles") or ["generator"])
@@ -39,15 +41,7 @@ def presql(ctx: Context, previous: SchemaSubset | None) -> SchemaSubset:
             log.warning("PreSQL draft by %s failed: %s", role, exc)
             continue
         drafts.extend(extract_sql(text, ctx.db.dialect) for text in completion.texts)
-    subset = SchemaSubset()
-    for draft in filter(None, drafts):
-        refs = sql_refs(draft, schema, ctx.db.dialect)
-        for table, columns in refs.columns.items():
-            subset.add(table, role="target", reason="used by a PreSQL draft")
-            for column in sorted(columns):
-                subset.add(table, column, reason="used by a PreSQL draft")
-        if refs.unknown:
-            subset.notes.append(f"draft names unknown to the schema: {', '.join(refs.unknown[:10])}")
+    subset = subset_from_drafts(schema, drafts, ctx.db.dialect, linker="presql")
     subset.notes.append(f"{len([d for d in drafts if d])} PreSQL draft(s)")
     if not subset.tables:  # no usable draft: keep everything rather than lose the answer
         subset = SchemaSubset.from_schema(schema, reason="no usable PreSQL draft")
@@ -67,3 +61,40 @@ def presql_messages(ctx: Context, schema: str) -> list[Message]:
                                            examples_block=examples_block, evidence_block=evidence_block(ctx),
                                            question=ctx.question)},
     ]
+
+
+def subset_from_drafts(schema: Schema, drafts: list[str], dialect: str, *, linker: str = "") -> SchemaSubset:
+    """The union of the schema elements the draft queries read (PET-SQL linking), resolved with sqlglot.
+
+    Aliases, subqueries and CTEs are resolved and `*` keeps a table whole. A column a draft asks of a table
+    that lacks it (a frequent draft error) brings in the tables that have it, best match first: most of the
+    group's columns, then the name closest to the table the draft used. Unparseable drafts add nothing.
+    """
+    subset = SchemaSubset(linker=linker)
+    for draft in filter(None, drafts):
+        refs = sql_refs(draft, schema, dialect)
+        for table, columns in refs.columns.items():
+            subset.add(table, role="target", reason="used by a PreSQL draft")
+            for column in sorted(columns):
+                subset.add(table, column, reason="used by a PreSQL draft")
+        for placed_on, names in refs.misplaced.items():
+            for table in owners_of(schema, names, near=placed_on)[:MISPLACED_LIMIT]:
+                reason = f"has columns a PreSQL draft asked of {placed_on or 'another table'}"
+                subset.add(table.name, role="target", reason=reason)
+                for name in sorted(names):
+                    if table.column(name) is not None:
+                        subset.add(table.name, table.column(name).name, reason=reason)
+        if refs.unknown:
+            subset.notes.append(f"draft names unknown to the schema: {', '.join(refs.unknown[:10])}")
+    return subset
+
+
+def owners_of(schema: Schema, names: set[str], *, near: str = "") -> list[Table]:
+    """Tables having any of the column `names`, those with most of them first, then by name likeness to `near`."""
+    scored = []
+    for position, table in enumerate(schema.tables):
+        covered = sum(table.column(name) is not None for name in names)
+        if covered:
+            likeness = SequenceMatcher(None, near.lower(), table.name.lower()).ratio() if near else 0.0
+            scored.append((-covered, -likeness, position, table))
+    return [table for *_, table in sorted(scored, key=lambda item: item[:3])]

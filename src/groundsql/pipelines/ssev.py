@@ -12,8 +12,9 @@ from groundsql.context import Context
 from groundsql.generation.direct import schema_prompt_text
 from groundsql.generation.refinement import execute_candidate, refine, revise
 from groundsql.generation.schema_text import render_subset
-from groundsql.generation.two_round import subset_from_sql, two_round_sql
+from groundsql.generation.two_round import two_round_sql
 from groundsql.generation.validator import validate
+from groundsql.linking.presql import subset_from_drafts
 from groundsql.pipelines.registry import preset
 from groundsql.selection import learn, select
 from groundsql.selection.experts import Expert, resolve_experts
@@ -91,7 +92,7 @@ def _link(ctx: Context, sqls: list[str]):
         from groundsql.linking import link, linker_spec
 
         return link(ctx, linker_spec(ctx))
-    subset = subset_from_sql(ctx.schema, sqls, ctx.db.dialect)
+    subset = subset_from_drafts(ctx.schema, sqls, ctx.db.dialect, linker="presql-sql")
     ctx.trace.note("link", linker="presql-sql", tables=subset.as_mapping())
     return subset
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from groundsql.generation.extract import extract_sql
+from groundsql.sql.extract import extract_sql
 
 pytestmark = pytest.mark.unit
 

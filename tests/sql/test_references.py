@@ -8,7 +8,7 @@ import pytest
 import yaml
 
 from groundsql.catalog import introspect
-from groundsql.linking.sqlrefs import sql_refs
+from groundsql.sql.references import sql_refs
 
 CASES = yaml.safe_load((Path(__file__).parent / "fixtures" / "sql_refs.yaml").read_text())
 
@@ -61,3 +61,15 @@ def test_every_spider_gold_query_resolves(spider_dir):
         refs = sql_refs(q["query"], schemas[q["db_id"]])
         assert refs.ok and refs.columns, q["query"]
         assert not refs.unknown, (q["query"], refs.unknown)
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize("sql, misplaced", [
+    ("SELECT title FROM student", {"student": {"title"}}),  # one table: the name was asked of it
+    ("SELECT s.title, s.name FROM student AS s", {"student": {"title"}}),
+    ("SELECT title AS t FROM student JOIN enrollment USING (student_id)", {"": {"title"}}),  # cannot tell which
+    ("SELECT x.title FROM pupils AS x", {"pupils": {"title"}}),  # an unknown table keeps the draft's name
+    ("SELECT country, count(*) AS n FROM student GROUP BY country ORDER BY n", {}),
+])
+def test_misplaced_columns_are_recorded_by_the_table_they_were_asked_of(schema, sql, misplaced):
+    assert sql_refs(sql, schema).misplaced == misplaced

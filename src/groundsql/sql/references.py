@@ -18,10 +18,16 @@ log = logging.getLogger("groundsql")
 
 @dataclass
 class SqlRefs:
-    """Schema elements referenced by one query, spelled as in the schema; `unknown` holds names it lacks."""
+    """Schema elements referenced by one query, spelled as in the schema; `unknown` holds names it lacks.
+
+    `misplaced` maps a table the query read to the column names it asked of that table but the table lacks
+    ('' for an unqualified name no table of the query has): a frequent error of draft queries, and a hint that
+    another table is needed.
+    """
 
     columns: dict[str, set[str]] = field(default_factory=dict)  # table → columns
     unknown: list[str] = field(default_factory=list)
+    misplaced: dict[str, set[str]] = field(default_factory=dict)
     ok: bool = True
 
     @property
@@ -89,19 +95,31 @@ def _collect_scope(scope: Scope, schema: Schema, refs: SqlRefs) -> None:
             continue  # a column of a derived table or CTE: the inner scope records its origin
         else:
             owners = [s.name for s in base.values() if _table(schema, s.name) and _table(schema, s.name).column(name)]
+            for owner in owners:  # an ambiguous name goes to every table of the query that has it
+                _add_column(owner, name, schema, refs)
             if owners:
-                _add_column(owners[0], name, schema, refs)
-            elif column.table == "" and column.this.args.get("quoted"):
+                continue
+            if column.table == "" and column.this.args.get("quoted"):
                 continue  # SQLite reads an unresolvable "double-quoted" name as a string literal
-            elif not _is_output_alias(scope, name):
+            if not _is_output_alias(scope, name):
                 refs.unknown.append(f"{column.table + '.' if column.table else ''}{name}")
+                only = next(iter(base.values())).name if len(base) == 1 else ""  # the one table it can mean
+                refs.misplaced.setdefault(_schema_name(schema, only), set()).add(name)
 
 
 def _is_output_alias(scope: Scope, name: str) -> bool:
     select = scope.expression
     if not isinstance(select, exp.Select):
         return False
-    return any(isinstance(e, exp.Alias) and e.alias.lower() == name.lower() for e in select.expressions)
+    lowered = name.lower()
+    return any(isinstance(e, exp.Alias) and e.alias.lower() == lowered
+               and not (isinstance(e.this, exp.Column) and e.this.name.lower() == lowered)  # qualify's `x AS x`
+               for e in select.expressions)
+
+
+def _schema_name(schema: Schema, name: str) -> str:
+    table = schema.table(name) if name else None
+    return table.name if table is not None else name
 
 
 def _table(schema: Schema, name: str):
@@ -120,10 +138,12 @@ def _add_column(table_name: str, column_name: str, schema: Schema, refs: SqlRefs
     table = schema.table(table_name)
     if table is None:
         refs.unknown.append(f"{table_name}.{column_name}")
+        refs.misplaced.setdefault(table_name, set()).add(column_name)
         return
     column = table.column(column_name)
     if column is None:
         refs.unknown.append(f"{table.name}.{column_name}")
+        refs.misplaced.setdefault(table.name, set()).add(column_name)
         refs.add(table.name)
         return
     refs.add(table.name, column.name)

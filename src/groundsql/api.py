@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from groundsql.answer import Answer
+from groundsql.catalog import Catalog, cached_catalog
 from groundsql.context import Context
 from groundsql.db import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_S, Database
 from groundsql.models import Model, load_model
@@ -32,6 +33,7 @@ def ask(
     evidence: str | None = None,
     samples: int = 1,
     options: dict | None = None,
+    catalog: Catalog | bool | None = None,
 ) -> Answer:
     """Answer a natural-language question with SQL.
 
@@ -43,6 +45,9 @@ def ask(
         evidence: extra knowledge to use (definitions, formulas, business rules).
         samples: candidates to sample where the preset samples.
         options: preset options (e.g. ``refine_rounds``).
+        catalog: profiled metadata for linking (inferred keys, value index, descriptions): a `Catalog`, or True
+            for the one `groundsql profile` cached for this database if its structure is unchanged (nothing is
+            profiled here); None or False: linkers use declared keys and read values on the fly.
 
     Returns:
         The `Answer`: SQL, result, candidates, confidence and the trace of every call and query.
@@ -53,6 +58,11 @@ def ask(
         raise ConfigError("the question is empty")
     database = db if isinstance(db, Database) else connect(db)
     chosen = model if isinstance(model, Model) else load_model(model)
+    if catalog is True:
+        catalog = cached_catalog(database)
     ctx = Context(question=question.strip(), db=database, models={"default": chosen}, evidence=evidence,
-                  samples=samples, options=dict(options or {}))
+                  samples=samples, options=dict(options or {}), catalog=catalog or None)
+    if ctx.catalog is not None:
+        ctx.trace.note("catalog", fingerprint=ctx.catalog.fingerprint, enriched=ctx.catalog.enriched,
+                       tables=len(ctx.catalog.table_names))
     return run(ctx, preset)

@@ -6,7 +6,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from groundsql.catalog import Schema, introspect
+from groundsql.catalog import Catalog, Schema, introspect
 from groundsql.db import Database, Result
 from groundsql.errors import DatabaseError, ModelError
 from groundsql.models import Completion, Message, Model
@@ -24,6 +24,7 @@ class Context:
     samples: int = 1
     options: dict[str, Any] = field(default_factory=dict)
     trace: Trace = field(default_factory=Trace)
+    catalog: Catalog | None = None  # profiled metadata (inferred keys, value index, descriptions) when available
     _schema: Schema | None = None
 
     def model(self, role: str = "generator") -> Model:

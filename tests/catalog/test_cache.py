@@ -58,3 +58,28 @@ def test_unreadable_cache_file_is_rebuilt(crafted_db: Path, tmp_path: Path) -> N
     cache_path(first.fingerprint, cache_dir).write_text("{not json", encoding="utf-8")
     second = build_catalog(Database(str(crafted_db)), cache_dir=cache_dir)
     assert not second.from_cache and second.table("events") is not None
+
+
+def test_ask_uses_the_cached_catalog_only_when_asked(crafted_db: Path, tmp_path: Path, monkeypatch) -> None:
+    from groundsql.api import ask
+    from groundsql.catalog import cached_catalog
+    from groundsql.models import ScriptedModel
+
+    path = tmp_path / "copy.sqlite"
+    shutil.copy(crafted_db, path)
+    monkeypatch.setenv("GROUNDSQL_CACHE_DIR", str(tmp_path / "cache"))
+    assert cached_catalog(Database(str(path))) is None  # nothing profiled yet, and looking profiles nothing
+    assert not (tmp_path / "cache").exists()
+    built = build_catalog(Database(str(path)))
+
+    def asked(**kwargs):
+        return ask("How many tags?", str(path), model=ScriptedModel(["SELECT count(*) FROM tags"]), **kwargs)
+
+    notes = asked(catalog=True).trace.notes("catalog")
+    assert [n["fingerprint"] for n in notes] == [built.fingerprint]
+    assert asked().trace.notes("catalog") == []  # the library default: no catalog
+    conn = sqlite3.connect(path)
+    conn.execute("CREATE TABLE extra (id INTEGER)")
+    conn.commit()
+    conn.close()
+    assert asked(catalog=True).trace.notes("catalog") == []  # a stale catalog is not used

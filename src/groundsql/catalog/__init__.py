@@ -15,7 +15,7 @@ Public API (other packages code against these names only)::
     render(catalog, tables=None, budget_tokens=2000, style="ddl" | "compact", linked={"city": ["Name"]})
 """
 
-from groundsql.catalog.build import build_catalog
+from groundsql.catalog.build import build_catalog, cached_catalog
 from groundsql.catalog.catalog import Catalog
 from groundsql.catalog.descriptions import Descriptions, apply_descriptions, load_descriptions
 from groundsql.catalog.introspect import introspect
@@ -32,7 +32,7 @@ from groundsql.catalog.values import ValueIndex, ValueMatch
 __all__ = [
     "Catalog", "Column", "ColumnProfile", "Descriptions", "ForeignKey", "JoinGraph", "KeyOptions",
     "ProfileOptions", "Relationship", "SEMANTIC_TYPES", "Schema", "Table", "TableProfile", "ValueCount",
-    "ValueIndex", "ValueMatch", "apply_descriptions", "build_catalog", "estimate_tokens", "introspect",
+    "ValueIndex", "ValueMatch", "apply_descriptions", "build_catalog", "cached_catalog", "estimate_tokens", "introspect",
     "load_descriptions", "profile_table", "quote_name", "render", "render_schema_ddl", "render_table_ddl",
     "sample_rows",
 ]

@@ -84,6 +84,11 @@ def build_catalog(
     return catalog
 
 
+def cached_catalog(db: Database, *, cache_dir: Path | None = None) -> Catalog | None:
+    """The catalog `build_catalog` cached for `db` when the structure still matches, else None; never profiles."""
+    return cache.load(cache.fingerprint(introspect(db), db.display), cache_dir)
+
+
 def _profile(db: Database, schema: Schema, key: str, workers: int, profile_options: ProfileOptions | None,
              key_options: KeyOptions | None, progress: Progress | None) -> Catalog:
     options = profile_options or ProfileOptions()

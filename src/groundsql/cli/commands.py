@@ -42,11 +42,14 @@ json_option = click.option("--json", "as_json", is_flag=True, help="Print exactl
 @click.option("--trace", "with_trace", is_flag=True, help="With --json, include every model call and query.")
 @click.option("--record/--no-record", default=True, show_default=True,
               help="Log the run to the local run store (see `groundsql runs`).")
+@click.option("--catalog/--no-catalog", "use_catalog", default=True, show_default=True,
+              help="Give linkers the catalog `groundsql profile` cached for this database (inferred keys, value "
+                   "index, descriptions) when its structure is unchanged; nothing is profiled by `ask`.")
 @timeout_option
 @rows_option
 @json_option
 def ask(question, db_url, model_spec, preset, evidence, samples, linker, experts, preset_options, clarify, with_trace,
-        record, timeout_s, max_rows, as_json):
+        record, use_catalog, timeout_s, max_rows, as_json):
     """Answer QUESTION with SQL run read-only against --db.
 
     \b
@@ -60,7 +63,7 @@ def ask(question, db_url, model_spec, preset, evidence, samples, linker, experts
     if clarify:
         options["clarify"] = True
     answer = ask_question(question, db, model=model, preset=preset, evidence=evidence, samples=samples,
-                          options=options)
+                          options=options, catalog=use_catalog)
     if record:
         from groundsql.runs import RunStore
 

@@ -84,15 +84,9 @@ def parallel_map(ctx: Context, function: Callable[[T], R], items: list[T]) -> li
 
 
 def catalog_of(ctx: Context) -> Any | None:
-    """The profiled `Catalog` for the context's database when one is available (ctx.catalog or
-    ctx.options['catalog']); linkers then use its inferred join graph and value index."""
-    catalog = ctx.options.get("catalog")
-    if catalog is None:
-        try:
-            catalog = getattr(ctx, "catalog", None)
-        except Exception:  # building a catalog can fail (permissions, timeouts); linking must not
-            catalog = None
-    return catalog
+    """The profiled `Catalog` of the context's database when one is available (`ctx.catalog`, else
+    `ctx.options['catalog']`); linkers then use its inferred join graph and value index."""
+    return ctx.catalog if ctx.catalog is not None else ctx.options.get("catalog")
 
 
 def ask_json(ctx: Context, step: str, messages: list[dict[str, str]], *, role: str, max_tokens: int,

@@ -87,8 +87,8 @@ def test_ssev_low_confidence_asks_back_when_told(music_db):
     assert data["clarification"] and data["notes"]
 
 
-def test_apex_explores_and_votes(music_db):
-    model = ScriptedModel(default=_replier({
+def _apex_model() -> ScriptedModel:
+    return ScriptedModel(default=_replier({
         "For each step of the plan": ["Step 1: filter singers\n- Keywords: singer, filter, country"],
         "Every reply is exactly one of": [
             "[EXPLORE]\n```sql\nSELECT DISTINCT country FROM singer\n```",
@@ -98,6 +98,10 @@ def test_apex_explores_and_votes(music_db):
             "[CONFIRM]",
         ],
     }))
+
+
+def test_apex_explores_and_votes(music_db):
+    model = _apex_model()
     seen = []
     ctx = Context(question="Which singers are from France?", db=Database(str(music_db)), models={"default": model},
                   options={"linker": "full", "on_step": lambda event, data: seen.append(data["action"])})
@@ -164,3 +168,26 @@ def test_ssev_repair_retries_when_the_model_echoes_its_query(music_db):
     assert [c["temperature"] for c in model.calls[1:3]] == [0.0, 0.7]
     hint = model.calls[1]["messages"][1]["content"]
     assert "no such column" in hint and "singer: singer_id, name, country, age" in hint
+
+
+@pytest.mark.parametrize("flags, shown", [(["--verbose"], True), ([], False)])
+def test_cli_ask_verbose_shows_the_exploration_steps(music_db, monkeypatch, caplog, flags, shown):
+    import logging
+
+    from click.testing import CliRunner
+
+    from groundsql.cli import commands
+    from groundsql.cli.app import cli
+
+    monkeypatch.setattr(commands, "load_model", lambda spec: _apex_model())
+    try:
+        result = CliRunner().invoke(cli, ["ask", "Which singers are from France?", "--db", str(music_db),
+                                          "--preset", "apex", "--linker", "full", "--no-record", *flags],
+                                    catch_exceptions=False)
+    finally:
+        logging.getLogger("groundsql").setLevel(logging.WARNING)
+    assert result.exit_code == 0 and "Ann" in result.output, result.output
+    steps = [r.getMessage() for r in caplog.records if r.getMessage().startswith("explore ")]
+    assert bool(steps) is shown
+    if shown:
+        assert [s.split("[")[1].split("]")[0] for s in steps] == ["EXPLORE", "SQL", "CONFIRM", "SQL", "CONFIRM"]

@@ -49,6 +49,11 @@ def cli(verbose: int) -> None:
 
     Every statement runs read-only, checked by a SQL guard, with time and row limits.
     """
+    configure_logging(verbose)
+
+
+def configure_logging(verbose: int) -> None:
+    """Warnings only by default; -v logs progress (exploration steps, profiling), -vv debug detail."""
     level = logging.WARNING if verbose == 0 else logging.INFO if verbose == 1 else logging.DEBUG
     logging.basicConfig(level=level, format="%(levelname)s %(message)s", stream=sys.stderr)
     logging.getLogger("groundsql").setLevel(level)

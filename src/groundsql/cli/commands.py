@@ -9,7 +9,7 @@ import click
 
 from groundsql.api import ask as ask_question
 from groundsql.api import connect
-from groundsql.cli.app import cli
+from groundsql.cli.app import cli, configure_logging
 from groundsql.cli.options import experts_option, linker_option, parse_preset_options, preset_options
 from groundsql.cli.output import print_json, print_sql, print_table
 from groundsql.db import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_S
@@ -42,6 +42,8 @@ json_option = click.option("--json", "as_json", is_flag=True, help="Print exactl
 @click.option("--trace", "with_trace", is_flag=True, help="With --json, include every model call and query.")
 @click.option("--record/--no-record", default=True, show_default=True,
               help="Log the run to the local run store (see `groundsql runs`).")
+@click.option("-v", "--verbose", count=True,
+              help="Show progress as it happens (apex: every exploration step); -vv for debug detail.")
 @click.option("--catalog/--no-catalog", "use_catalog", default=True, show_default=True,
               help="Give linkers the catalog `groundsql profile` cached for this database (inferred keys, value "
                    "index, descriptions) when its structure is unchanged; nothing is profiled by `ask`.")
@@ -49,14 +51,17 @@ json_option = click.option("--json", "as_json", is_flag=True, help="Print exactl
 @rows_option
 @json_option
 def ask(question, db_url, model_spec, preset, evidence, samples, linker, experts, preset_options, clarify, with_trace,
-        record, use_catalog, timeout_s, max_rows, as_json):
+        record, verbose, use_catalog, timeout_s, max_rows, as_json):
     """Answer QUESTION with SQL run read-only against --db.
 
     \b
     Examples:
       groundsql ask "How many singers are from France?" --db concert_singer.sqlite
       groundsql ask "Top 5 products by revenue" --db shop.duckdb --model openai:gpt-4o-mini --json
+      groundsql ask "Which products never sold?" --db shop.sqlite --preset apex --verbose
     """
+    if verbose:
+        configure_logging(verbose)
     db = connect(db_url, timeout_s=timeout_s, max_rows=max_rows)
     model = load_model(model_spec)
     options = parse_preset_options(preset_options, linker=linker, experts=experts)

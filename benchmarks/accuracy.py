@@ -38,6 +38,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument("--limit", type=int, default=None,
                         help="run only the first LIMIT questions of the sample (file order), for costly presets")
+    parser.add_argument("--ids", default=None, metavar="ID,ID,...",
+                        help="only these question ids of the sample (e.g. the questions a new stage can change)")
     parser.add_argument("--samples", type=int, default=1)
     parser.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
                         help="preset option, repeatable (e.g. validate=false, linker=vector,apex); part of the run")
@@ -76,7 +78,7 @@ def main(argv: list[str] | None = None) -> int:
 
             evaluate(args.dataset, preset=preset, model=model, samples=args.samples, workers=args.workers,
                      out=run_dir, progress=progress, sample=args.n, seed=args.seed, limit=args.limit,
-                     options=options)
+                     ids=args.ids.split(",") if args.ids else None, options=options, report=False)
             write_results(args)
     print(write_results(args))
     return 0

@@ -9,12 +9,13 @@ from groundsql.context import Context
 from groundsql.errors import GroundsqlError
 from groundsql.generation.exploration import explore
 from groundsql.generation.paths import RealizationPaths, realization_paths
+from groundsql.generation.refinement import refine
 from groundsql.generation.schema_text import render_subset
 from groundsql.generation.tips import TipQuery, render_tips, retrieve
 from groundsql.linking.subset import SchemaSubset
 from groundsql.pipelines.registry import preset
 from groundsql.selection import learn, select
-from groundsql.selection.experts import resolve_experts
+from groundsql.selection.experts import Expert, resolve_experts
 from groundsql.selection.outcome import build_answer
 
 log = logging.getLogger("groundsql")
@@ -22,6 +23,7 @@ log = logging.getLogger("groundsql")
 DEFAULT_SAMPLES = 2
 SAMPLE_TEMPERATURE = 0.7
 DEFAULT_TIPS = 8
+DEFAULT_REPAIR_ROUNDS = 2
 
 
 @preset("apex", "APEX-SQL: agentic schema linking, realization paths, retrieved tips, n exploration "
@@ -29,7 +31,8 @@ DEFAULT_TIPS = 8
 def apex(ctx: Context) -> Answer:
     """Options: `linker` ('apex'; by default the whole schema when it fits `link_full_budget`), `samples`
     (trajectories per expert, default 2), `max_actions` (6; 1 means no exploration), `max_explore_tokens`,
-    `tips` (8; 0 for none), `paths` (True), `vote` ('majority' for one expert, else 'wma'), `on_step` (a callable
+    `tips` (8; 0 for none), `paths` (True), `repair_rounds` (2: self-refinement of trajectories that end in an
+    error or an empty result; 0 for none), `vote` ('majority' for one expert, else 'wma'), `on_step` (a callable
     receiving each exploration step), `confidence_threshold`, `clarify`. The switches double as the benchmark's
     ablation settings."""
     subset = _link(ctx)
@@ -54,6 +57,10 @@ def apex(ctx: Context) -> Answer:
                                 listener=listener)
             candidate.expert = expert.name
             candidates.append(candidate)
+    explored = list(candidates)
+    rounds = int(ctx.options.get("repair_rounds", DEFAULT_REPAIR_ROUNDS))
+    if rounds > 0:
+        candidates = [_repaired(ctx, c, schema_text, rounds, experts) for c in candidates]
     names = [e.name for e in experts]
     method = str(ctx.options.get("vote") or ("wma" if len(experts) > 1 else "majority"))
     selection = select(ctx, candidates, method=method, experts=names)
@@ -61,9 +68,25 @@ def apex(ctx: Context) -> Answer:
     answer = build_answer(ctx, selection.chosen, candidates, confidence=selection.confidence,
                           linked_schema=subset.as_mapping() if subset.tables else None,
                           alternatives=[g.representative.sql for g in selection.vote.groups])
-    if candidates:  # one greedy trajectory versus the vote over all of them
-        answer.stages = {"exploration": candidates[0].sql, "vote": answer.sql}
+    if candidates:  # one greedy trajectory, then repaired, versus the vote over all of them
+        answer.stages = {"exploration": explored[0].sql}
+        if rounds > 0:
+            answer.stages["repaired"] = candidates[0].sql
+        answer.stages["vote"] = answer.sql
     return answer
+
+
+def _repaired(ctx: Context, candidate: Candidate, schema_text: str, rounds: int, experts: list[Expert]) -> Candidate:
+    """A trajectory's SQL after execution-guided repair (shared with ssev) when it failed or returned nothing;
+    the same candidate otherwise. Exploration shows the model its errors too, but a small model's last SQL,
+    often forced by the budget, still fails; the repair prompt adds a targeted hint (e.g. the real columns of
+    the table an alias points to)."""
+    if candidate.ok and candidate.result is not None and candidate.result.row_count > 0:
+        return candidate
+    role = next((e.role for e in experts if e.name == candidate.expert), "generator")
+    fixed = refine(ctx, candidate, schema_text, rounds=rounds, role=role, retry_temperature=SAMPLE_TEMPERATURE)
+    fixed.expert, fixed.source = candidate.expert, candidate.source
+    return fixed
 
 
 def _link(ctx: Context) -> SchemaSubset:

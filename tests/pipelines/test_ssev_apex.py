@@ -109,7 +109,7 @@ def test_apex_explores_and_votes(music_db):
     assert sorted(answer.result.rows) == [("Ann",), ("Joe",)]
     assert len(answer.candidates) == 2 and answer.confidence == 1.0
     assert seen == ["EXPLORE", "SQL", "CONFIRM", "SQL", "CONFIRM"]
-    assert answer.stages == {"exploration": FRENCH, "vote": answer.sql}
+    assert answer.stages == {"exploration": FRENCH, "repaired": FRENCH, "vote": answer.sql}
     tips = ctx.trace.notes("tips")[0]["ids"]
     assert tips[:4] == ["OC01", "SG01", "SY01", "PF01"] and "SM03" in tips
     prompt = next(c for c in model.calls if "Every reply is exactly one of" in c["messages"][0]["content"])["messages"][1]["content"]
@@ -201,7 +201,7 @@ def test_apex_repairs_a_trajectory_that_ends_in_an_error(music_db):
         "This query was written for the question": [f"```sql\n{FRENCH}\n```"] * 2,
     }))
     ctx = Context(question="Which singers are from France?", db=Database(str(music_db)), models={"default": model},
-                  options={"linker": "full", "max_actions": 1, "repair_rounds": 2})  # one action: it ends in the error
+                  options={"linker": "full", "max_actions": 1})  # one action: each trajectory ends in the error
     answer = run(ctx, "apex")
     assert answer.stages == {"exploration": broken, "repaired": FRENCH, "vote": FRENCH}
     assert all(c.ok for c in answer.candidates) and answer.confidence == 1.0
@@ -215,6 +215,6 @@ def test_apex_repairs_a_trajectory_that_ends_in_an_error(music_db):
     unrepaired = Context(question="Which singers are from France?", db=Database(str(music_db)),
                          models={"default": ScriptedModel(default=_replier({
                              "Every reply is exactly one of": [f"[SQL]\n```sql\n{broken}\n```"] * 2}))},
-                         options={"linker": "full", "max_actions": 1})  # the default: no repair
+                         options={"linker": "full", "max_actions": 1, "repair_rounds": 0})
     answer = run(unrepaired, "apex")
     assert "repaired" not in answer.stages and not answer.candidates[0].ok

@@ -23,7 +23,7 @@ log = logging.getLogger("groundsql")
 DEFAULT_SAMPLES = 2
 SAMPLE_TEMPERATURE = 0.7
 DEFAULT_TIPS = 8
-DEFAULT_REPAIR_ROUNDS = 0  # opt-in until measured on the whole benchmark sample (see docs/generation.md)
+DEFAULT_REPAIR_ROUNDS = 2
 
 
 @preset("apex", "APEX-SQL: agentic schema linking, realization paths, retrieved tips, n exploration "
@@ -31,8 +31,8 @@ DEFAULT_REPAIR_ROUNDS = 0  # opt-in until measured on the whole benchmark sample
 def apex(ctx: Context) -> Answer:
     """Options: `linker` ('apex'; by default the whole schema when it fits `link_full_budget`), `samples`
     (trajectories per expert, default 2), `max_actions` (6; 1 means no exploration), `max_explore_tokens`,
-    `tips` (8; 0 for none), `paths` (True), `repair_rounds` (0; 2 turns on self-refinement of trajectories that
-    end in an error or an empty result), `vote` ('majority' for one expert, else 'wma'), `on_step` (a callable
+    `tips` (8; 0 for none), `paths` (True), `repair_rounds` (2: self-refinement of trajectories that end in an
+    error or an empty result; 0 for none), `vote` ('majority' for one expert, else 'wma'), `on_step` (a callable
     receiving each exploration step), `confidence_threshold`, `clarify`. The switches double as the benchmark's
     ablation settings."""
     subset = _link(ctx)

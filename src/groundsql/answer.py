@@ -42,6 +42,7 @@ class Answer:
     linked_schema: dict[str, list[str]] | None = None
     clarification: str | None = None  # a question back to the user when confidence is too low to answer
     notes: list[str] = field(default_factory=list)  # caveats for the reader (e.g. low confidence)
+    warnings: list[str] = field(default_factory=list)  # what the result sanity checks found (selection/checks.py)
     # The SQL the pipeline would have returned had it stopped after each stage, in stage order; evaluation
     # scores every entry, which yields a cumulative per-stage ablation from a single run.
     stages: dict[str, str] = field(default_factory=dict)
@@ -71,6 +72,7 @@ class Answer:
             data["clarification"] = self.clarification
         if self.notes:
             data["notes"] = list(self.notes)
+        data["warnings"] = list(self.warnings)
         if self.stages:
             data["stages"] = dict(self.stages)
         if include_trace:

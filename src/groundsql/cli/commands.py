@@ -81,6 +81,8 @@ def ask(question, db_url, model_spec, preset, evidence, samples, linker, experts
     print_sql(answer.sql)
     for note in answer.notes:
         click.echo(f"note: {note}", err=True)
+    for warning in answer.warnings:
+        click.echo(f"warning: {warning}", err=True)
     if answer.result is not None:
         print_table(answer.result.columns, answer.to_dict()["rows"], answer.result.truncated)
     if answer.error:

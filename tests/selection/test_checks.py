@@ -42,7 +42,7 @@ def shop(tmp_path: Path) -> Database:
 
 def run_checks(db: Database, question: str, sql: str, *, catalog: bool = False) -> list:
     ctx = Context(question=question, db=db, models={"default": ScriptedModel([])},
-                  catalog=build_catalog(db, cache_dir=None) if catalog else None)
+                  catalog=build_catalog(db, use_cache=False) if catalog else None)
     candidate = execute_candidate(ctx, sql, source="test")
     assert candidate.ok, candidate.error
     return sanity_check(ctx, candidate)

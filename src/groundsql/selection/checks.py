@@ -399,13 +399,15 @@ def check_ties(q: _Query) -> list[Finding]:
         if isinstance(key, exp.Column) and not key.table and key.name in aliases:
             key = aliases[key.name]
         keys.append(key.copy().as_(f"k{index}"))
+    outputs = [e.copy() for e in select.expressions]
     probe = select.copy()
-    probe.set("expressions", keys)
-    probe.set("distinct", None)
+    probe.set("expressions", keys + outputs)  # distinct answers only: a join that repeats one row is no tie
+    probe.set("distinct", exp.Distinct())
     probe.set("order", exp.Order(expressions=[_ordered(o, k) for o, k in zip(order.expressions, keys)]))
     probe.set("limit", exp.Limit(expression=exp.Literal.number(2)))
     rows = q.probe(probe, "ties")
-    if not rows or len(rows) < 2 or rows[0] != rows[1]:
+    width = len(keys)
+    if not rows or len(rows) < 2 or rows[0][:width] != rows[1][:width]:
         return []
     return [Finding(
         "ties",

@@ -34,6 +34,7 @@ def ask(
     samples: int = 1,
     options: dict | None = None,
     catalog: Catalog | bool | None = None,
+    models: dict[str, Model | str] | None = None,
 ) -> Answer:
     """Answer a natural-language question with SQL.
 
@@ -48,6 +49,8 @@ def ask(
         catalog: profiled metadata for linking (inferred keys, value index, descriptions): a `Catalog`, or True
             for the one `groundsql profile` cached for this database if its structure is unchanged (nothing is
             profiled here); None or False: linkers use declared keys and read values on the fly.
+        models: a model (or spec) per role, e.g. ``{"judge": "openai:gpt-4o-mini"}``; roles not named use
+            `model`.
 
     Returns:
         The `Answer`: SQL, result, candidates, confidence and the trace of every call and query.
@@ -60,7 +63,8 @@ def ask(
     chosen = model if isinstance(model, Model) else load_model(model)
     if catalog is True:
         catalog = cached_catalog(database)
-    ctx = Context(question=question.strip(), db=database, models={"default": chosen}, evidence=evidence,
+    roles = {role: m if isinstance(m, Model) else load_model(m) for role, m in (models or {}).items()}
+    ctx = Context(question=question.strip(), db=database, models={"default": chosen, **roles}, evidence=evidence,
                   samples=samples, options=dict(options or {}), catalog=catalog or None)
     if ctx.catalog is not None:
         ctx.trace.note("catalog", fingerprint=ctx.catalog.fingerprint, enriched=ctx.catalog.enriched,

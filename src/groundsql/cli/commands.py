@@ -10,7 +10,14 @@ import click
 from groundsql.api import ask as ask_question
 from groundsql.api import connect
 from groundsql.cli.app import cli, configure_logging
-from groundsql.cli.options import experts_option, linker_option, parse_preset_options, preset_options
+from groundsql.cli.options import (
+    experts_option,
+    linker_option,
+    model_for_option,
+    parse_model_roles,
+    parse_preset_options,
+    preset_options,
+)
 from groundsql.cli.output import print_json, print_sql, print_table
 from groundsql.db import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_S
 from groundsql.models import DEFAULT_MODEL, SPEC_HELP, load_model
@@ -37,6 +44,7 @@ json_option = click.option("--json", "as_json", is_flag=True, help="Print exactl
 @click.option("--samples", type=int, default=1, show_default=True, help="Candidates to sample where the preset votes.")
 @linker_option
 @experts_option
+@model_for_option
 @preset_options
 @click.option("--clarify", is_flag=True, help="When confidence is low, return a clarifying question instead.")
 @click.option("--trace", "with_trace", is_flag=True, help="With --json, include every model call and query.")
@@ -50,7 +58,8 @@ json_option = click.option("--json", "as_json", is_flag=True, help="Print exactl
 @timeout_option
 @rows_option
 @json_option
-def ask(question, db_url, model_spec, preset, evidence, samples, linker, experts, preset_options, clarify, with_trace,
+def ask(question, db_url, model_spec, preset, evidence, samples, linker, experts, model_for, preset_options, clarify,
+        with_trace,
         record, verbose, use_catalog, timeout_s, max_rows, as_json):
     """Answer QUESTION with SQL run read-only against --db.
 
@@ -62,13 +71,14 @@ def ask(question, db_url, model_spec, preset, evidence, samples, linker, experts
     """
     if verbose:
         configure_logging(verbose)
+    roles = parse_model_roles(model_for)
     db = connect(db_url, timeout_s=timeout_s, max_rows=max_rows)
     model = load_model(model_spec)
     options = parse_preset_options(preset_options, linker=linker, experts=experts)
     if clarify:
         options["clarify"] = True
     answer = ask_question(question, db, model=model, preset=preset, evidence=evidence, samples=samples,
-                          options=options, catalog=use_catalog)
+                          options=options, catalog=use_catalog, models=roles)
     if record:
         from groundsql.runs import RunStore
 

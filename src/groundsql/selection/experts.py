@@ -16,9 +16,9 @@ class Expert:
 
 
 def resolve_experts(ctx: Context) -> list[Expert]:
-    """Experts from the context: roles named 'expert:…' first, else the specs in `ctx.options['experts']`
-    (a list or a comma-separated string, loaded with `load_model` and registered as roles), else the
-    generator alone."""
+    """Experts from the context: roles named 'expert:…' first, else the generator plus the specs in
+    `ctx.options['experts']` (a list or a comma-separated string, loaded with `load_model` and registered as
+    roles: `--experts` adds models to the main one), else the generator alone."""
     roles = sorted(role for role in ctx.models if role.startswith(PREFIX))
     if not roles:
         specs = ctx.options.get("experts") or []
@@ -29,7 +29,7 @@ def resolve_experts(ctx: Context) -> list[Expert]:
 
             for index, spec in enumerate(specs, 1):
                 ctx.models.setdefault(f"{PREFIX}{index}", spec if not isinstance(spec, str) else load_model(spec))
-            roles = [f"{PREFIX}{index}" for index in range(1, len(specs) + 1)]
+            roles = ["generator"] + [f"{PREFIX}{index}" for index in range(1, len(specs) + 1)]
     if not roles:
         roles = ["generator"]
     specs_seen: dict[str, int] = {}

@@ -13,6 +13,7 @@ import pytest
 from groundsql.errors import ConfigError
 from groundsql.evaluation import EvalOptions, evaluate, load_dataset, run_evaluation
 from groundsql.models import ScriptedModel
+from groundsql.options import NoOptions
 
 pytestmark = pytest.mark.integration
 
@@ -124,12 +125,13 @@ def test_candidates_give_ex_at_k_and_pass_at_k(spider, tmp_path, monkeypatch):
     from groundsql.answer import Answer, Candidate
     from groundsql.pipelines import registry
 
-    def two_candidates(ctx):
+    def two_candidates(ctx, options):
         gold = next(q.gold_sql for q in spider.questions if q.question == ctx.question)
         return Answer(question=ctx.question, sql=gold, result=None, preset="", model="x", trace=ctx.trace,
                       candidates=[Candidate(sql=gold), Candidate(sql="SELECT 1")])
 
-    monkeypatch.setitem(registry.PRESETS, "two_candidates", two_candidates)
+    monkeypatch.setitem(registry.INFO, "two_candidates", registry.PresetInfo("two_candidates", two_candidates, "",
+                                                                             NoOptions, None))
     summary = evaluate(spider, preset="two_candidates", model=oracle(spider), samples=2, out=tmp_path, db=DB,
                        limit=3)
     assert summary["k"] == 2 and summary["ex_at_k"] == 50.0 and summary["pass_at_k"] == 100.0
@@ -139,13 +141,13 @@ def test_each_recorded_stage_is_scored_into_a_cumulative_ablation(spider, tmp_pa
     from groundsql.answer import Answer
     from groundsql.pipelines import registry
 
-    def staged(ctx):  # a wrong draft, repaired by the second stage; the third stage breaks it again
+    def staged(ctx, options):  # a wrong draft, repaired by the second stage; the third stage breaks it again
         gold = next(q.gold_sql for q in spider.questions if q.question == ctx.question)
         return Answer(question=ctx.question, sql=gold, result=None, preset="", model="x", trace=ctx.trace,
                       stages={"draft": "SELECT 1", "repair": gold, "vote": "SELECT nothing FROM singer",
                               "final": gold})
 
-    monkeypatch.setitem(registry.PRESETS, "staged", staged)
+    monkeypatch.setitem(registry.INFO, "staged", registry.PresetInfo("staged", staged, "", NoOptions, None))
     summary = evaluate(spider, preset="staged", model=oracle(spider), out=tmp_path, db=DB, limit=2)
     assert summary["stages"] == {"draft": {"n": 2, "ex": 0.0}, "repair": {"n": 2, "ex": 100.0},
                                  "vote": {"n": 2, "ex": 0.0}, "final": {"n": 2, "ex": 100.0}}

@@ -12,7 +12,8 @@ linker_option = click.option("--linker", default=None, metavar="SPEC",
 experts_option = click.option("--experts", default=None, metavar="SPEC,SPEC",
                               help="Extra models voting as experts (weighted majority), comma-separated specs.")
 preset_options = click.option("--option", "preset_options", multiple=True, metavar="KEY=VALUE",
-                              help="A preset option, e.g. refine_rounds=3 or vote=rwma (repeatable).")
+                              help="A preset option, e.g. refine_rounds=3 or vote=rwma (repeatable; "
+                                   "`groundsql presets --options PRESET` lists them).")
 
 
 def parse_preset_options(pairs: tuple[str, ...], *, linker: str | None = None,
@@ -32,3 +33,14 @@ def parse_preset_options(pairs: tuple[str, ...], *, linker: str | None = None,
     if experts:
         options["experts"] = [spec.strip() for spec in experts.split(",") if spec.strip()]
     return options
+
+
+def check_flags(preset: str, **flags: bool) -> None:
+    """Refuse a flag (--linker, --experts, --clarify) that the preset has no option for, naming those that do."""
+    from groundsql.pipelines import INFO, options_model
+
+    for flag, given in flags.items():
+        if given and flag not in options_model(preset).model_fields:
+            takers = sorted(name for name, info in INFO.items() if flag in options_model(name).model_fields)
+            raise click.UsageError(f"--{flag} has no effect with preset {preset!r}; use it with "
+                                   f"{', '.join(takers) or 'no preset'}")

@@ -21,6 +21,7 @@ from groundsql.cli.output import print_json, print_sql, print_table
 from groundsql.db import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_S
 from groundsql.models import DEFAULT_MODEL, SPEC_HELP, load_model
 from groundsql.pipelines import DEFAULT_PRESET, DESCRIPTIONS
+from groundsql.pipelines import preset_options as validate_preset_options
 
 db_option = click.option("--db", "db_url", required=True, metavar="URL",
                          help="Database URL or file path: demo.sqlite, duckdb:///x.duckdb, "
@@ -69,11 +70,12 @@ def ask(question, db_url, model_spec, preset, evidence, samples, linker, experts
     if verbose:
         configure_logging(verbose)
     check_flags(preset, linker=bool(linker), experts=bool(experts), clarify=clarify)
-    db = connect(db_url, timeout_s=timeout_s, max_rows=max_rows)
-    model = load_model(model_spec)
     options = parse_preset_options(preset_options, linker=linker, experts=experts)
     if clarify:
         options["clarify"] = True
+    options = validate_preset_options(preset, options)  # before the database or the model is opened
+    db = connect(db_url, timeout_s=timeout_s, max_rows=max_rows)
+    model = load_model(model_spec)
     answer = ask_question(question, db, model=model, preset=preset, evidence=evidence, samples=samples,
                           options=options, catalog=use_catalog)
     if record:

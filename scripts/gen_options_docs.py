@@ -6,6 +6,7 @@ import sys
 from pathlib import Path
 
 from groundsql.linking import DESCRIPTIONS as LINKER_DESCRIPTIONS
+from groundsql.linking import LINKERS
 from groundsql.linking import OPTIONS as LINKER_OPTIONS
 from groundsql.linking import LinkOptions
 from groundsql.options import markdown_table
@@ -35,9 +36,14 @@ chain (its default chain, or the one chosen with `--linker`).
 """
 
 
+def _builtin(function) -> bool:
+    """Presets and linkers of the package itself (tests register their own)."""
+    return function.__module__.startswith("groundsql.")
+
+
 def render() -> str:
     parts = [INTRO, "## Presets", ""]
-    for name in sorted(INFO):
+    for name in sorted(n for n, info in INFO.items() if _builtin(info.function)):
         info = INFO[name]
         default = " (the default preset)" if name == DEFAULT_PRESET else ""
         parts += [f"### `{name}`{default}", "", info.description + ".", ""]
@@ -47,7 +53,7 @@ def render() -> str:
         parts += [markdown_table(info.options), ""]
     parts += ["## Linkers", "", "### Every linker run", "",
               "Options of `link()` itself, which hold whichever linkers run.", "", markdown_table(LinkOptions), ""]
-    for name in sorted(LINKER_OPTIONS):
+    for name in sorted(n for n in LINKER_OPTIONS if n in LINKERS and _builtin(LINKERS[n])):
         parts += [f"### Linker `{name}`", "", LINKER_DESCRIPTIONS[name] + ".", "", markdown_table(LINKER_OPTIONS[name]),
                   ""]
     return "\n".join(parts).rstrip() + "\n"

@@ -117,3 +117,16 @@ def test_models_must_be_strict_and_documented():
         parse_options(One, {"depth": "deep"})
     with pytest.raises(Exception, match="frozen"):
         One().depth = 3
+
+
+def test_no_stage_reads_options_by_string_key():
+    from pathlib import Path
+
+    import groundsql
+
+    root = Path(groundsql.__file__).parent
+    offenders = [f"{path.relative_to(root)}:{number}"
+                 for path in root.rglob("*.py")
+                 for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+                 if any(f"ctx.options{access}" in line for access in (".get(", "[", ".setdefault(", ".items("))]
+    assert not offenders, f"read options with ctx.settings(YourOptions): {offenders}"

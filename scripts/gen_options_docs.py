@@ -6,9 +6,8 @@ import sys
 from pathlib import Path
 
 from groundsql.linking import DESCRIPTIONS as LINKER_DESCRIPTIONS
-from groundsql.linking import LINKERS
+from groundsql.linking import LINKERS, LinkOptions
 from groundsql.linking import OPTIONS as LINKER_OPTIONS
-from groundsql.linking import LinkOptions
 from groundsql.options import markdown_table
 from groundsql.pipelines import DEFAULT_PRESET, INFO
 

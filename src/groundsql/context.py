@@ -4,15 +4,22 @@ The Context API, in full:
 
 - Inputs: `question`, `db`, `models` (by role; `model(role)`), `evidence`, `samples`, `catalog`, `schema`.
 - `options`: the run's validated options (`groundsql.options.Options`; a plain dict given here is validated
-  against every registered option). Stages never read it by key; they ask for their own typed model:
+  against every registered option, and `pipelines.run` validates it again for the chosen preset and linkers).
+  Stages never read it by key; a stage declares one small model next to its code and asks for it:
 
-      class VectorOptions(Options):                      # declared next to the stage
-          vector_k: int = Field(10, ge=1, description="columns kept")
+      from pydantic import Field
+      from groundsql.options import Options
 
-      k = ctx.settings(VectorOptions).vector_k           # its defaults, overridden by what the run was given
+      class RepairOptions(Options):                      # frozen, unknown keys refused
+          repair_depth: int = Field(2, ge=0, description="one line for docs/options.md")
 
-  Presets receive their options object as an argument and pass the fields (or the object, for a mixed-in
-  sub-model such as `SelectionOptions`) down to the stages they call.
+      def repair(ctx, candidate, *, options: RepairOptions | None = None):
+          options = options or ctx.settings(RepairOptions)   # its defaults, overridden by what the run was given
+
+  The model is then accepted on the command line by mixing it into the options of every preset that runs the
+  stage (`class SsevOptions(RepairOptions, SelectionOptions, …)`; a linker's model is registered with
+  `@linker(name, description, options=…)` instead). Presets receive their options object as their second
+  argument and pass it (or its fields) down: `repair(ctx, candidate, options=options)`.
 - Evaluation-only inputs, explicit: `gold_sql` (read after selection to learn expert weights), `db_id` (few-shot
   examples never come from it), `column_descriptions` (BIRD's per-database descriptions).
 - `on_step`: an optional listener for stages that report progress step by step (apex exploration).

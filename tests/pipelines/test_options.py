@@ -130,3 +130,38 @@ def test_no_stage_reads_options_by_string_key():
                  for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
                  if any(f"ctx.options{access}" in line for access in (".get(", "[", ".setdefault(", ".items("))]
     assert not offenders, f"read options with ctx.settings(YourOptions): {offenders}"
+
+
+def test_a_new_stage_and_preset_declare_their_options_in_one_place(music_db, monkeypatch):
+    """The pattern documented at the top of context.py, end to end."""
+    from groundsql import options as options_module
+    from groundsql.answer import Answer
+    from groundsql.pipelines import registry
+
+    for name in ("INFO", "PRESETS", "DESCRIPTIONS"):
+        monkeypatch.setattr(registry, name, dict(getattr(registry, name)))
+    monkeypatch.setattr(options_module, "REGISTERED", dict(options_module.REGISTERED))
+
+    class DepthOptions(Options):
+        depth: int = Field(2, ge=0, description="how deep the stage goes")
+
+    def stage(ctx, *, options=None):
+        return (options or ctx.settings(DepthOptions)).depth
+
+    class TryOptions(DepthOptions):
+        tries: int = Field(1, ge=1, description="attempts")
+
+    seen = []
+
+    @registry.preset("try", "a test preset", options=TryOptions)
+    def try_preset(ctx, options: TryOptions) -> Answer:
+        seen.append((options.tries, stage(ctx, options=options), stage(ctx)))
+        return Answer(question=ctx.question, sql="", result=None, preset="", model="", trace=ctx.trace)
+
+    ctx = Context(question="q", db=Database(str(music_db)), models={}, options={})
+    ctx.options = preset_options("try", {"depth": "5"})
+    run(ctx, "try")
+    assert seen == [(1, 5, 5)]
+    with pytest.raises(OptionsError, match=r"unknown option 'dept' for preset 'try' \(did you mean 'depth'\?\); "
+                                           r"valid options: depth, tries"):
+        preset_options("try", {"dept": 1})

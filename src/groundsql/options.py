@@ -24,7 +24,6 @@ import warnings
 from collections.abc import Iterator, Mapping
 from typing import Any, Literal, TypeVar
 
-import annotated_types
 from pydantic import BaseModel, ConfigDict, ValidationError, create_model
 from pydantic.fields import FieldInfo
 
@@ -199,8 +198,8 @@ def type_text(info: FieldInfo) -> str:
     bounds = []
     for item in info.metadata:
         for attribute, sign in (("ge", "≥"), ("gt", ">"), ("le", "≤"), ("lt", "<")):
-            value = getattr(item, attribute, None)
-            if isinstance(item, annotated_types.BaseMetadata) and value is not None:
+            value = getattr(item, attribute, None)  # annotated_types.Ge(ge=0) and friends, from Field(ge=0)
+            if value is not None:
                 bounds.append(f"{sign} {value}")
     text = f"{text} {' and '.join(bounds)}" if bounds else text
     return f"{text} (or none)" if nullable else text

@@ -61,7 +61,7 @@ def test_ssev_with_two_experts_learns_weights(music_db, tmp_path):
                                          default="```sql\nSELECT nothing FROM singer\n```"), name="bad")
     ctx = Context(question="Which singers are from France?", db=Database(str(music_db)),
                   models={"default": good, "expert:a": good, "expert:b": bad},
-                  options={"validate": False, "gold_sql": FRENCH, "epsilon": 0.5})
+                  options={"validate": False, "epsilon": 0.5}, gold_sql=FRENCH)
     answer = run(ctx, "ssev")
     assert answer.sql == FRENCH
     assert {c.expert for c in answer.candidates} == {"scripted:good", "scripted:bad"}
@@ -104,7 +104,7 @@ def test_apex_explores_and_votes(music_db):
     model = _apex_model()
     seen = []
     ctx = Context(question="Which singers are from France?", db=Database(str(music_db)), models={"default": model},
-                  options={"linker": "full", "on_step": lambda event, data: seen.append(data["action"])})
+                  options={"linker": "full"}, on_step=lambda event, data: seen.append(data["action"]))
     answer = run(ctx, "apex")
     assert sorted(answer.result.rows) == [("Ann",), ("Joe",)]
     assert len(answer.candidates) == 2 and answer.confidence == 1.0

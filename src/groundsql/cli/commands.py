@@ -11,6 +11,7 @@ from groundsql.api import ask as ask_question
 from groundsql.api import connect
 from groundsql.cli.app import cli, configure_logging
 from groundsql.cli.options import (
+    check_flags,
     experts_option,
     linker_option,
     model_for_option,
@@ -22,6 +23,7 @@ from groundsql.cli.output import print_json, print_sql, print_table
 from groundsql.db import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_S
 from groundsql.models import DEFAULT_MODEL, SPEC_HELP, load_model
 from groundsql.pipelines import DEFAULT_PRESET, DESCRIPTIONS
+from groundsql.pipelines import preset_options as validate_preset_options
 
 db_option = click.option("--db", "db_url", required=True, metavar="URL",
                          help="Database URL or file path: demo.sqlite, duckdb:///x.duckdb, "
@@ -71,12 +73,14 @@ def ask(question, db_url, model_spec, preset, evidence, samples, linker, experts
     """
     if verbose:
         configure_logging(verbose)
+    check_flags(preset, linker=bool(linker), experts=bool(experts), clarify=clarify)
     roles = parse_model_roles(model_for)
-    db = connect(db_url, timeout_s=timeout_s, max_rows=max_rows)
-    model = load_model(model_spec)
     options = parse_preset_options(preset_options, linker=linker, experts=experts)
     if clarify:
         options["clarify"] = True
+    options = validate_preset_options(preset, options)  # before the database or the model is opened
+    db = connect(db_url, timeout_s=timeout_s, max_rows=max_rows)
+    model = load_model(model_spec)
     answer = ask_question(question, db, model=model, preset=preset, evidence=evidence, samples=samples,
                           options=options, catalog=use_catalog, models=roles)
     if record:
@@ -184,11 +188,36 @@ def demo_db(path, seed, force):
 
 
 @cli.command()
-def presets():
-    """List the pipeline presets."""
-    for name in sorted(DESCRIPTIONS):
-        marker = " (default)" if name == DEFAULT_PRESET else ""
-        click.echo(f"{name}{marker}: {DESCRIPTIONS[name]}")
+@click.option("--options", "options_of", default=None, metavar="PRESET",
+              help="Print the options of PRESET (name, values, default, description) instead of the list.")
+@click.option("--linker", default=None, metavar="SPEC",
+              help="With --options: include the options of these linkers (default: the preset's own).")
+def presets(options_of, linker):
+    """List the pipeline presets, or the options one accepts (see docs/options.md).
+
+    \b
+    Examples:
+      groundsql presets
+      groundsql presets --options ssev
+      groundsql presets --options ssev --linker vector
+    """
+    if options_of is None:
+        for name in sorted(DESCRIPTIONS):
+            marker = " (default)" if name == DEFAULT_PRESET else ""
+            click.echo(f"{name}{marker}: {DESCRIPTIONS[name]}")
+        return
+    from groundsql.options import options_table
+    from groundsql.pipelines import options_model
+
+    check_flags(options_of, linker=bool(linker))
+    rows = options_table(options_model(options_of, linker))
+    if not rows:
+        click.echo(f"{options_of} takes no options")
+        return
+    width = max(len(r["option"]) for r in rows)
+    for row in rows:
+        click.echo(f"{row['option']:<{width}}  {row['description']}")
+        click.echo(f"{'':<{width}}  {row['type']}; default {row['default']}")
 
 
 @cli.command()

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import logging
 from difflib import SequenceMatcher
+from typing import Any
+
+from pydantic import Field
 
 from groundsql.catalog.schema import Schema, Table
 from groundsql.context import Context
@@ -12,6 +15,7 @@ from groundsql.linking.common import candidate_schema, evidence_block, schema_te
 from groundsql.linking.registry import linker
 from groundsql.linking.subset import SchemaSubset
 from groundsql.models.base import Message
+from groundsql.options import Options
 from groundsql.prompts import dialect_name, render
 from groundsql.sql.extract import extract_sql
 from groundsql.sql.references import sql_refs
@@ -23,15 +27,24 @@ SAMPLE_ROWS = 3
 MISPLACED_LIMIT = 2  # tables kept for a group of columns a draft put on the wrong table
 
 
-@linker("presql", "PreSQL drafts from the full schema with example rows; the tables and columns they use")
+class PresqlOptions(Options):
+    presql_roles: list[str] = Field(["generator"], min_length=1, description="model roles that draft, one draft "
+                                                                             "each")
+    presql_samples: int = Field(1, ge=1, description="drafts per role (sampled at temperature 0.7 when more "
+                                                     "than one)")
+    examples: list[Any] | None = Field(None, exclude=True, description="few-shot examples: records with "
+                                                                       "question and sql (API only)")
+
+
+@linker("presql", "PreSQL drafts from the full schema with example rows; the tables and columns they use",
+        options=PresqlOptions)
 def presql(ctx: Context, previous: SchemaSubset | None) -> SchemaSubset:
-    """Options: `presql_roles` (model roles, one draft each; default ['generator']), `presql_samples` (drafts
-    per role, default 1, sampled at temperature 0.7 when more than one), `examples` (few-shot
-    [{'question','sql'}])."""
+    """The tables and columns that PreSQL drafts use (see `PresqlOptions`)."""
     schema = candidate_schema(ctx, previous)
     messages = presql_messages(ctx, schema_text(ctx, schema, SAMPLE_ROWS))
-    roles = list(ctx.options.get("presql_roles") or ["generator"])
-    samples = max(1, int(ctx.options.get("presql_samples", 1)))
+    options = ctx.settings(PresqlOptions)
+    roles = list(options.presql_roles)
+    samples = options.presql_samples
     drafts: list[str] = []
     for role in roles:
         try:
@@ -52,7 +65,7 @@ def presql(ctx: Context, previous: SchemaSubset | None) -> SchemaSubset:
 
 def presql_messages(ctx: Context, schema: str) -> list[Message]:
     dialect = dialect_name(ctx.db.dialect)
-    examples = ctx.options.get("examples") or []
+    examples = ctx.settings(PresqlOptions).examples or []
     examples_block = "".join(f"Example question: {e['question']}\nExample query: {e['sql']}\n\n"
                              for e in examples if isinstance(e, dict) and e.get("question") and e.get("sql"))
     return [

@@ -13,13 +13,14 @@ Every decision is noted on the trace (`auto` notes) with the signals that led to
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from groundsql.answer import Answer, Candidate
 from groundsql.context import Context
 from groundsql.generation.direct import generate_sql, schema_prompt_text
 from groundsql.generation.refinement import execute_candidate, refine, revise
 from groundsql.pipelines.registry import preset
+from groundsql.pipelines.ssev import SsevOptions, ssev
 from groundsql.selection import select
 from groundsql.selection.checks import Finding, findings_hint, sanity_check
 from groundsql.selection.grouping import result_key
@@ -28,31 +29,23 @@ from groundsql.selection.outcome import build_answer
 SAMPLE_TEMPERATURE = 0.7
 
 
-class AutoOptions(BaseModel):
-    """Settings of the `auto` preset."""
+class AutoOptions(SsevOptions):
+    """Settings of `auto`; the `ssev` settings apply to the escalation (`refine_rounds` to both paths)."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    refine_rounds: int = Field(2, ge=0, le=5, description="model repair rounds of the cheap pass")
-    sanity: bool = Field(True, description="run the result sanity checks and repair once on a finding")
+    sanity: bool = Field(True, description="run the result sanity checks; a finding earns one repair round")
     second_candidate: bool = Field(True, description="sample a second cheap candidate to check agreement")
-    escalate_below: float = Field(0.8, ge=0.0, le=1.0, description="escalate to ssev below this confidence")
-    abstain_below: float = Field(0.5, ge=0.0, le=1.0, description="flag (or, with clarify, withhold) the "
-                                                                   "answer below this confidence")
+    escalate_below: float = Field(0.8, ge=0.0, le=1.0, description="escalate to the ssev path below this "
+                                                                   "confidence")
+    abstain_below: float = Field(0.5, ge=0.0, le=1.0, description="flag (with clarify: ask back) below this "
+                                                                  "confidence")
     escalate: bool = Field(True, description="allow escalation to the ssev path at all")
     max_calls: int | None = Field(None, ge=1, description="no escalation once this many model calls are spent")
     max_tokens: int | None = Field(None, ge=1, description="no escalation once this many tokens are spent")
-    clarify: bool = Field(False, description="ask a clarifying question instead of a low-confidence answer")
-
-    @classmethod
-    def from_context(cls, ctx: Context) -> AutoOptions:
-        return cls.model_validate({k: v for k, v in ctx.options.items() if k in cls.model_fields})
 
 
 @preset("auto", "refine first; sanity checks and a second sample decide the confidence; escalate to ssev only "
-                "when unsure; flag or abstain when still unsure")
-def auto(ctx: Context) -> Answer:
-    options = AutoOptions.from_context(ctx)
+                "when unsure; flag or abstain when still unsure", options=AutoOptions)
+def auto(ctx: Context, options: AutoOptions) -> Answer:
     schema_text = schema_prompt_text(ctx)
     first = execute_candidate(ctx, generate_sql(ctx, schema_text)[0], source="cheap")
     first = refine(ctx, first, schema_text, rounds=options.refine_rounds)
@@ -67,9 +60,9 @@ def auto(ctx: Context) -> Answer:
     ctx.trace.note("auto", stage="cheap", confidence=score, **signals)
     stages = {"cheap": first.sql}
     if score >= options.escalate_below or not _may_escalate(ctx, options):
-        answer = build_answer(ctx, first, cheap, confidence=score)
+        answer = build_answer(ctx, first, cheap, confidence=score, options=_unflagged(options))
     else:
-        answer = _escalated(ctx, cheap)
+        answer = _escalated(ctx, cheap, options)
         stages["escalated"] = answer.sql
     _flag(ctx, answer, options, findings if answer.sql == first.sql else sanity_check(ctx, _chosen(answer)))
     answer.stages = stages | {"final": answer.sql}
@@ -118,20 +111,23 @@ def _may_escalate(ctx: Context, options: AutoOptions) -> bool:
     return False
 
 
-def _escalated(ctx: Context, cheap: list[Candidate]) -> Answer:
-    """The ssev path; its candidates and the cheap ones vote together."""
-    from groundsql.pipelines.ssev import ssev
+def _unflagged(options: AutoOptions) -> AutoOptions:
+    """`auto` flags and clarifies by its own thresholds (`_flag`), not by the vote's."""
+    return options.model_copy(update={"confidence_threshold": 0.0, "clarify": False})
 
+
+def _escalated(ctx: Context, cheap: list[Candidate], options: AutoOptions) -> Answer:
+    """The ssev path; its candidates and the cheap ones vote together."""
     ctx.trace.note("auto", stage="escalate", to="ssev")
-    answer = ssev(ctx)
+    answer = ssev(ctx, _unflagged(options))
     for candidate in cheap:
         candidate.expert = candidate.expert or "generator"
     candidates = answer.candidates + [c for c in cheap if c.sql]
-    selection = select(ctx, candidates, method="majority")
+    selection = select(ctx, candidates, method="majority", options=options)
     chosen = selection.chosen
     if chosen.sql != answer.sql:
         answer = build_answer(ctx, chosen, candidates, confidence=selection.confidence,
-                              linked_schema=answer.linked_schema)
+                              linked_schema=answer.linked_schema, options=_unflagged(options))
     else:
         answer.candidates = candidates
         answer.confidence = max(answer.confidence or 0.0, selection.confidence)

@@ -2,27 +2,34 @@
 
 from __future__ import annotations
 
+from pydantic import Field
+
 from groundsql.answer import Answer, Candidate
 from groundsql.context import Context
 from groundsql.generation.direct import generate_sql, schema_prompt_text
 from groundsql.generation.refinement import execute_candidate, refine
+from groundsql.options import NoOptions, Options
 from groundsql.pipelines.registry import preset
 
 
+class RefineOptions(Options):
+    refine_rounds: int = Field(2, ge=0, description="execution-guided repair rounds on an error or an empty result")
+
+
 @preset("baseline", "full schema as DDL with 3 example rows per table → one greedy SQL → execute")
-def baseline(ctx: Context) -> Answer:
+def baseline(ctx: Context, options: NoOptions) -> Answer:
     schema_text = schema_prompt_text(ctx)
     sql = generate_sql(ctx, schema_text)[0]
     return _answer(ctx, execute_candidate(ctx, sql, source="generate"))
 
 
-@preset("refine", "baseline plus up to 2 execution-guided repair rounds on an error or an empty result")
-def refine_preset(ctx: Context) -> Answer:
+@preset("refine", "baseline plus up to 2 execution-guided repair rounds on an error or an empty result",
+        options=RefineOptions)
+def refine_preset(ctx: Context, options: RefineOptions) -> Answer:
     schema_text = schema_prompt_text(ctx)
     sql = generate_sql(ctx, schema_text)[0]
     candidate = execute_candidate(ctx, sql, source="generate")
-    rounds = int(ctx.options.get("refine_rounds", 2))
-    return _answer(ctx, refine(ctx, candidate, schema_text, rounds=rounds))
+    return _answer(ctx, refine(ctx, candidate, schema_text, rounds=options.refine_rounds))
 
 
 def _answer(ctx: Context, chosen: Candidate) -> Answer:

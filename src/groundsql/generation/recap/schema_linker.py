@@ -1,0 +1,100 @@
+"""Schema linker (on table- or column-not-found errors): re-link the schema and show it in the compact
+`table(col:TYPE[v1,v2])` form with stored value examples; the planner then re-plans on it."""
+
+from __future__ import annotations
+
+import logging
+
+import sqlglot
+from pydantic import Field
+from sqlglot import exp
+from sqlglot.errors import SqlglotError
+
+from groundsql.catalog import Catalog, profile_table
+from groundsql.catalog.prompt_text import render
+from groundsql.context import Context
+from groundsql.errors import DatabaseError
+from groundsql.generation.recap.replies import Reply, ask_json
+from groundsql.linking.subset import SchemaSubset
+from groundsql.prompts import render as render_prompt
+
+log = logging.getLogger("groundsql")
+
+NOT_FOUND = ("no_such_table", "no_such_column")
+
+
+class LinkedTableReply(Reply):
+    name: str
+    columns: list[str] = Field(default_factory=list)
+
+
+class LinkReply(Reply):
+    tables: list[LinkedTableReply] = Field(default_factory=list)
+
+
+def relink(ctx: Context, sql: str, error: str, *, role: str = "generator") -> tuple[SchemaSubset, str]:
+    """The tables and columns the question needs (the model's choice, plus the tables the failing query named and
+    the tables that own the columns it could not find) and their compact text with value examples."""
+    prompt = render_prompt("recap_link", question=ctx.question, sql=sql, error=error, tables=_names_text(ctx))
+    reply = ask_json(ctx, "recap:schema-link", prompt, LinkReply, role=role, max_tokens=250)
+    subset = SchemaSubset(linker="recap")
+    for table in reply.tables if reply else []:
+        found = ctx.schema.table(table.name)
+        if found is None:
+            continue
+        subset.add(found.name, role="model")
+        for column in table.columns:
+            if found.column(column) is not None:
+                subset.add(found.name, found.column(column).name)
+    for name in _tables_from_query(ctx, sql):
+        subset.add(name, role="query")
+    if not subset.tables:
+        subset = SchemaSubset.from_schema(ctx.schema, linker="recap")
+    text = compact_text(ctx, subset)
+    ctx.trace.note("recap", agent="schema-linker", tables=subset.as_mapping(), error=error[:200])
+    return subset, text
+
+
+def compact_text(ctx: Context, subset: SchemaSubset) -> str:
+    """`table(col:TYPE[v1,v2], …)` lines for the subset's tables, from the catalog when there is one; otherwise
+    only these tables are profiled now (a few cheap queries each)."""
+    names = [t.name for t in ctx.schema.tables if t.name in subset.tables]
+    key = ("recap_compact", tuple(names))
+    if key not in ctx.cache.texts:
+        catalog = ctx.catalog if ctx.catalog is not None else _profiled(ctx, names)
+        if ctx.catalog is not None:
+            names = ctx.catalog.join_graph.connect(names) or names
+        ctx.cache.texts[key] = render(catalog, tables=names, style="compact", linked=subset.as_mapping(),
+                                      group=False)
+    return ctx.cache.texts[key]
+
+
+def _profiled(ctx: Context, names: list[str]) -> Catalog:
+    profiles = []
+    for name in names:
+        table = ctx.schema.table(name)
+        try:
+            profiles.append(profile_table(ctx.db, table).profile)
+        except DatabaseError as exc:
+            log.debug("cannot profile %s: %s", name, exc)
+    return Catalog(schema=ctx.schema, tables=profiles)
+
+
+def _names_text(ctx: Context) -> str:
+    return "\n".join(f"{t.name}({', '.join(c.name for c in t.columns)})" for t in ctx.schema.tables)
+
+
+def _tables_from_query(ctx: Context, sql: str) -> list[str]:
+    """Existing tables the query names, and the tables owning the columns none of those has."""
+    try:
+        tree = sqlglot.parse_one(sql, read=ctx.db.dialect)
+    except (SqlglotError, ValueError):
+        return []
+    named = [ctx.schema.table(t.name) for t in tree.find_all(exp.Table)]
+    tables = {t.name: t for t in named if t is not None}
+    owners: list[str] = []
+    for column in tree.find_all(exp.Column):
+        if not column.name or any(t.column(column.name) is not None for t in tables.values()):
+            continue
+        owners += [t.name for t in ctx.schema.tables if t.column(column.name) is not None][:2]
+    return list(dict.fromkeys(list(tables) + owners))

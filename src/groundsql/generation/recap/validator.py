@@ -1,0 +1,42 @@
+"""Validator (after a query runs): its result against the question and the expected output format — columns
+not asked for, missing filters, an empty result, the wrong shape. A pass ends the loop; a fail re-enters it
+with the verdict as feedback. An unreadable verdict passes: the validator may ask for more work, never block."""
+
+from __future__ import annotations
+
+from pydantic import AliasChoices, Field
+
+from groundsql.answer import Candidate
+from groundsql.context import Context
+from groundsql.generation.direct import evidence_block
+from groundsql.generation.recap.planner import Plan
+from groundsql.generation.recap.replies import Reply, ask_json
+from groundsql.generation.validator import Verdict, result_digest
+from groundsql.prompts import render
+
+
+class ValidatorReply(Reply):
+    valid_result: bool = Field(validation_alias=AliasChoices("valid_result", "valid"))
+    columns_not_needed: list[str] = Field(default_factory=list)
+    result_empty: bool = False
+    suggest_fix: str = ""
+
+
+def validate_result(ctx: Context, candidate: Candidate, plan: Plan, *, role: str = "judge") -> Verdict:
+    """The verdict on `candidate`'s result; an error or an empty result fails without a model call."""
+    if not candidate.ok:
+        return Verdict(valid=False, suggest_fix=candidate.error or "the query did not run")
+    if candidate.result.row_count == 0:
+        return Verdict(valid=False, result_empty=True)
+    expected = plan.format_text()
+    shape = f"{len(candidate.result.columns)} column(s)"
+    if expected:
+        shape += f"; the plan expected {len(plan.expected_columns)}: {expected}"
+    prompt = render("recap_validate", question=ctx.question, evidence_block=evidence_block(ctx), sql=candidate.sql,
+                    summary=result_digest(candidate.result), shape=shape)
+    reply = ask_json(ctx, "recap:validate", prompt, ValidatorReply, role=role, max_tokens=200)
+    if reply is None:
+        return Verdict(valid=True)
+    return Verdict(valid=reply.valid_result,
+                   columns_not_needed=[c for c in reply.columns_not_needed if c in candidate.result.columns],
+                   suggest_fix=reply.suggest_fix.strip()[:300])

@@ -1,0 +1,68 @@
+"""`recap` (ReCAPAgent-SQL §3.3): plan → critique → act → refine → validate agents, per expert; with more than
+one expert their answers combine in a WMA/RWMA vote (the paper's "ReCAP + WMA")."""
+
+from __future__ import annotations
+
+import logging
+from typing import Literal
+
+from pydantic import Field
+
+from groundsql.answer import Answer
+from groundsql.context import Context
+from groundsql.generation.recap import RecapLoopOptions, RecapRun, solve
+from groundsql.pipelines.registry import preset
+from groundsql.selection import SelectionOptions, learn, select
+from groundsql.selection.experts import resolve_experts
+from groundsql.selection.outcome import build_answer
+
+log = logging.getLogger("groundsql")
+
+#: An answer the validator never passed keeps this share of the vote's confidence.
+UNVALIDATED_FACTOR = 0.5
+
+
+class RecapOptions(RecapLoopOptions, SelectionOptions):
+    vote: Literal["majority", "wma", "rwma"] = Field("wma", description="voting method over all candidates")
+
+
+@preset("recap", "ReCAPAgent-SQL: plan with critique, act (run / inspect / terminate) with SQL critique, "
+                 "self-refinement, re-linking and validation; experts combine by a WMA vote", options=RecapOptions)
+def recap(ctx: Context, options: RecapOptions) -> Answer:
+    experts = resolve_experts(ctx, options)
+    listener = ctx.on_step or log_turn
+    runs: list[RecapRun] = []
+    for expert in experts:
+        run = solve(ctx, options, role=expert.role, listener=listener)
+        run.candidate.expert = expert.name
+        runs.append(run)
+    candidates = [r.candidate for r in runs]
+    names = [e.name for e in experts]
+    method = options.vote if len(experts) > 1 else "majority"
+    selection = select(ctx, candidates, method=method, experts=names, options=options)
+    learn(ctx, candidates, experts=names, options=options)
+    chosen = selection.chosen
+    validated = any(r.validated and r.candidate is chosen for r in runs) or \
+        any(r.validated and r.candidate.sql == chosen.sql for r in runs)
+    score = selection.confidence if validated else round(selection.confidence * UNVALIDATED_FACTOR, 3)
+    answer = build_answer(ctx, chosen, candidates, confidence=score,
+                          alternatives=[g.representative.sql for g in selection.vote.groups], options=options)
+    first = runs[0].state.attempts
+    answer.stages = {"first_query": first[0].sql if first else "", "final": answer.sql}
+    return answer
+
+
+def log_turn(agent: str, data: dict) -> None:
+    """One line per agent turn (shown by `ask --verbose`)."""
+    detail = {
+        "plan": lambda: f"v{data.get('version')}: " + " | ".join(data.get("steps", [])) +
+                        (f" → {data['expected']}" if data.get("expected") else ""),
+        "plan-critique": lambda: f"round {data.get('round')}: " +
+                                 ("update: " + "; ".join(data.get("reasons", [])) if data.get("update_plan")
+                                  else "plan accepted"),
+        "action": lambda: f"step {data.get('number')} {data.get('action')}: {data.get('sql') or data.get('reason')}",
+        "sql-critique": lambda: data.get("reasoning", "") + (f" → {data['revised']}" if data.get("revised") else ""),
+        "validate": lambda: "pass" if data.get("valid") else f"fail: {data.get('feedback')}",
+        "schema-link": lambda: data.get("schema", ""),
+    }.get(agent, lambda: ", ".join(f"{k}={v}" for k, v in data.items() if v not in (None, "", [], {})))()
+    log.info("recap %s · %s", agent, " ".join(str(detail).split())[:240])

@@ -1,0 +1,174 @@
+"""The recap loop and preset: control flow of the agents on a real SQLite database (scripted replies)."""
+
+from __future__ import annotations
+
+import logging
+
+import pytest
+
+from groundsql.context import Context
+from groundsql.db import Database
+from groundsql.pipelines import DESCRIPTIONS, run
+from groundsql.selection import WeightStore
+
+from .script import FRENCH, AgentScript, act, plan
+
+pytestmark = pytest.mark.integration
+
+QUESTION = "Which singers are from France?"
+
+
+def _run(music_db, script: AgentScript, **options):
+    ctx = Context(question=QUESTION, db=Database(str(music_db)), models={"default": script.model}, options=options)
+    return run(ctx, "recap"), ctx
+
+
+def _turns(ctx: Context, agent: str) -> list[dict]:
+    return [n for n in ctx.trace.notes("recap") if n.get("agent") == agent]
+
+
+def _executed(ctx: Context) -> list[str]:
+    return [e.sql for e in ctx.trace.events if e.kind == "query" and e.step.startswith("recap")]
+
+
+def test_recap_is_registered_and_answers_in_one_step(music_db):
+    assert "recap" in DESCRIPTIONS
+    script = AgentScript()
+    answer, ctx = _run(music_db, script)
+    assert answer.preset == "recap" and answer.sql == FRENCH and sorted(answer.result.rows) == [("Ann",), ("Joe",)]
+    steps = [e.step for e in ctx.trace.events if e.kind == "model"]
+    assert steps == ["recap:plan", "recap:plan-critique", "recap:syntax", "recap:action", "recap:sql-critique",
+                     "recap:validate"]
+    done = _turns(ctx, "done")[0]
+    assert done["validated"] and done["steps"] == 1 and done["plan_versions"] == 1 and done["verdicts"] == [True]
+    assert answer.confidence > 0 and answer.stages == {"first_query": FRENCH, "final": FRENCH}
+
+
+def test_plan_critique_rounds_revise_the_plan_until_accepted_or_the_limit(music_db):
+    update = '{"update_plan": true, "reasons": ["filter on country"]}'
+    script = AgentScript(plan_critique=[update, update])
+    answer, ctx = _run(music_db, script)
+    assert script.calls("plan-critique") == 3 and script.calls("plan") == 3
+    assert [t["version"] for t in _turns(ctx, "plan")] == [1, 2, 3]
+    assert "filter on country" in script.prompts["plan"][1]
+    script = AgentScript(plan_critique=[update] * 5)
+    answer, ctx = _run(music_db, script, plan_critique_rounds=2)
+    assert script.calls("plan-critique") == 2 and script.calls("plan") == 3 and answer.sql == FRENCH
+
+
+def test_ablations_switch_agents_off(music_db):
+    script = AgentScript()
+    answer, ctx = _run(music_db, script, plan_critique=False, sql_critique=False, validator=False, syntax_help=False)
+    assert answer.sql == FRENCH
+    assert [e.step for e in ctx.trace.events if e.kind == "model"] == ["recap:plan", "recap:action"]
+
+
+def test_invalid_and_repeated_actions_are_not_executed(music_db):
+    script = AgentScript(
+        action=["not json", "still not json", act("fly", FRENCH), act("run_sql", "DROP TABLE singer"),
+                act("run_sql", "SELECT name, age FROM singer WHERE country = 'France'"),
+                act("run_sql", "select name, age from singer where country='France'"), act("terminate")],
+        validate=['{"valid_result": false, "columns_not_needed": ["age"]}', '{"valid_result": true}'],
+    )
+    answer, ctx = _run(music_db, script, max_steps=8)
+    kinds = [t["action"] for t in _turns(ctx, "action")]
+    # the two malformed replies are repaired into the third (the provider's repair, then our re-ask)
+    assert kinds == ["invalid", "invalid", "run_sql", "repeated", "terminate"]
+    reasons = [t["reason"] for t in _turns(ctx, "action")]
+    assert reasons[0].startswith("unknown action 'fly'") and "one SELECT" in reasons[1]
+    assert _executed(ctx) == ["SELECT name, age FROM singer WHERE country = 'France'"]  # once, nothing else ran
+    assert "refused" in script.prompts["action"][-1] or "rejected" in script.prompts["action"][-1]
+    # terminate accepts the last query that ran, although the validator had asked for a change
+    assert answer.sql == "SELECT name, age FROM singer WHERE country = 'France'"
+    assert _turns(ctx, "terminate")[0]["sql"] == answer.sql
+
+
+def test_terminate_before_any_query_is_refused(music_db):
+    script = AgentScript(action=[act("terminate")])
+    answer, ctx = _run(music_db, script)
+    assert [t["action"] for t in _turns(ctx, "action")] == ["terminate", "run_sql"]
+    assert "run_sql first" in script.prompts["action"][1] and answer.sql == FRENCH
+
+
+def test_not_found_error_relinks_the_schema_and_replans(music_db):
+    script = AgentScript(action=[act("run_sql", "SELECT nme FROM singer WHERE country = 'France'")],
+                         plan=[plan("select nme"), plan("filter singer on country", "select name")])
+    answer, ctx = _run(music_db, script)
+    assert answer.sql == FRENCH and _turns(ctx, "done")[0]["validated"]
+    assert script.calls("link") == 1 and script.calls("plan") == 2 and "refine" not in script.prompts
+    replan = script.prompts["plan"][1]
+    assert "name:TEXT" in replan and "country:TEXT['France'" in replan and "no such column: nme" in replan
+    assert "country:TEXT['France'" in script.prompts["action"][1]  # the action agent now sees the compact schema
+    assert _turns(ctx, "schema-link")[0]["relinks"] == 1
+
+
+def test_relinking_is_bounded(music_db):
+    wrong = [act("run_sql", f"SELECT nme{i} FROM singer") for i in range(4)]
+    script = AgentScript(action=wrong, refine=["```sql\nSELECT nme FROM singer\n```"] * 10)
+    answer, ctx = _run(music_db, script, relink_limit=1, refine_rounds=1, max_steps=3)
+    assert script.calls("link") == 1 and script.calls("refine") == 2  # later not-found errors go to the refiner
+    assert answer.error and _turns(ctx, "done")[0]["steps"] == 3
+
+
+def test_validator_fail_re_enters_the_loop_with_its_feedback(music_db):
+    script = AgentScript(action=[act("run_sql", "SELECT name, age FROM singer WHERE country = 'France'")],
+                         validate=['{"valid_result": false, "columns_not_needed": ["age"], '
+                                   '"suggest_fix": "return names only"}'])
+    answer, ctx = _run(music_db, script)
+    assert answer.sql == FRENCH and [t["valid"] for t in _turns(ctx, "validate")] == [False, True]
+    assert "Drop the columns the question does not ask for: age" in script.prompts["action"][1]
+    assert "return names only" in script.prompts["action"][1]
+
+
+def test_sql_critique_revision_replaces_the_query(music_db):
+    script = AgentScript(action=[act("run_sql", "SELECT name FROM singer")],
+                         sql_critique=["[Reasoning] no country filter\n[SQL]\n```sql\n" + FRENCH + "\n```"])
+    answer, ctx = _run(music_db, script)
+    assert answer.sql == FRENCH and answer.candidates[0].source == "recap-critique"
+    assert _turns(ctx, "sql-critique")[0]["revised"] == FRENCH
+
+
+def test_execution_error_goes_to_the_self_refiner(music_db):
+    script = AgentScript(action=[act("run_sql", "SELECT name FROM singer WHERE country = ")])
+    answer, ctx = _run(music_db, script)
+    assert answer.sql == FRENCH and script.calls("refine") == 1 and "link" not in script.prompts
+    assert "Running it failed" in script.prompts["refine"][0] and "name (TEXT)" in script.prompts["refine"][0]
+
+
+def test_step_limit_ends_the_loop_without_an_answer(music_db):
+    script = AgentScript(action=[act("fly")] * 10)
+    answer, ctx = _run(music_db, script, max_steps=3)
+    assert script.calls("action") == 3 and _executed(ctx) == []
+    assert answer.sql == "" and answer.error and answer.confidence == 0.0
+
+
+def test_best_query_is_kept_when_nothing_validates(music_db):
+    script = AgentScript(action=[act("run_sql", "SELECT name FROM singer"), act("run_sql", FRENCH + " AND age > 99")],
+                         validate=['{"valid_result": false}'] * 4, refine=["no sql here"] * 10)
+    answer, ctx = _run(music_db, script, max_steps=2)
+    assert answer.sql == "SELECT name FROM singer"  # rows beat an empty result
+    assert not _turns(ctx, "done")[0]["validated"] and answer.confidence <= 0.5
+
+
+def test_experts_vote_by_wma_and_learn_weights(music_db):
+    good, bad = AgentScript(name="good"), AgentScript(name="bad", action=[act("run_sql", "SELECT name FROM singer")] * 9,
+                                                      validate=['{"valid_result": false}'] * 20,
+                                                      refine=["nothing"] * 20)
+    ctx = Context(question=QUESTION, db=Database(str(music_db)),
+                  models={"default": good.model, "expert:a": good.model, "expert:b": bad.model},
+                  options={"max_steps": 2, "epsilon": 0.5}, gold_sql=FRENCH)
+    answer = run(ctx, "recap")
+    assert answer.sql == FRENCH and {c.expert for c in answer.candidates} == {"scripted:good", "scripted:bad"}
+    assert ctx.trace.notes("vote")[0]["method"] == "wma"
+    assert WeightStore().load(["scripted:good", "scripted:bad"]).experts == {"scripted:good": 1.0, "scripted:bad": 0.5}
+
+
+def test_each_agent_turn_is_logged_for_verbose(music_db, caplog):
+    script = AgentScript(plan_critique=['{"update_plan": true, "reasons": ["add a filter"]}'])
+    with caplog.at_level(logging.INFO, logger="groundsql"):
+        _run(music_db, script)
+    lines = [r.getMessage() for r in caplog.records if r.getMessage().startswith("recap ")]
+    agents = [line.split(" ·")[0].removeprefix("recap ") for line in lines]
+    assert agents == ["knowledge", "plan", "plan-critique", "plan", "plan-critique", "syntax", "action",
+                      "observation", "sql-critique", "validate", "done"]
+    assert any("update: add a filter" in line for line in lines)

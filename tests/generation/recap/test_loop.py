@@ -45,15 +45,22 @@ def test_recap_is_registered_and_answers_in_one_step(music_db):
 
 
 def test_plan_critique_rounds_revise_the_plan_until_accepted_or_the_limit(music_db):
-    update = '{"update_plan": true, "reasons": ["filter on country"]}'
-    script = AgentScript(plan_critique=[update, update])
+    update = '{"reasons": ["filter on country"], "update_plan": true}'
+    revisions = [plan(f"version {i}") for i in range(1, 6)]
+    script = AgentScript(plan_critique=[update, update], plan=list(revisions))
     answer, ctx = _run(music_db, script)
     assert script.calls("plan-critique") == 3 and script.calls("plan") == 3
     assert [t["version"] for t in _turns(ctx, "plan")] == [1, 2, 3]
-    assert "filter on country" in script.prompts["plan"][1]
-    script = AgentScript(plan_critique=[update] * 5)
+    assert "filter on country" in script.prompts["plan"][1] and "1. version 1" in script.prompts["plan"][1]
+    script = AgentScript(plan_critique=[update] * 5, plan=list(revisions))
     answer, ctx = _run(music_db, script, plan_critique_rounds=2)
     assert script.calls("plan-critique") == 2 and script.calls("plan") == 3 and answer.sql == FRENCH
+
+
+def test_plan_critique_stops_when_the_revision_changes_nothing(music_db):
+    script = AgentScript(plan_critique=['{"reasons": ["looks fine"], "update_plan": true}'] * 3)
+    answer, ctx = _run(music_db, script)
+    assert script.calls("plan-critique") == 1 and script.calls("plan") == 2 and len(_turns(ctx, "plan")) == 1
 
 
 def test_ablations_switch_agents_off(music_db):
@@ -65,14 +72,14 @@ def test_ablations_switch_agents_off(music_db):
 
 def test_invalid_and_repeated_actions_are_not_executed(music_db):
     script = AgentScript(
-        action=["not json", "still not json", act("fly", FRENCH), act("run_sql", "DROP TABLE singer"),
+        action=[act("fly", FRENCH), act("fly", FRENCH), act("run_sql", "DROP TABLE singer"),
                 act("run_sql", "SELECT name, age FROM singer WHERE country = 'France'"),
                 act("run_sql", "select name, age from singer where country='France'"), act("terminate")],
         validate=['{"valid_result": false, "columns_not_needed": ["age"]}', '{"valid_result": true}'],
     )
     answer, ctx = _run(music_db, script, max_steps=8)
     kinds = [t["action"] for t in _turns(ctx, "action")]
-    # the two malformed replies are repaired into the third (the provider's repair, then our re-ask)
+    # "fly" is outside the action enum: the provider asks once more, then the reply is refused
     assert kinds == ["invalid", "invalid", "run_sql", "repeated", "terminate"]
     reasons = [t["reason"] for t in _turns(ctx, "action")]
     assert reasons[0].startswith("unknown action 'fly'") and "one SELECT" in reasons[1]
@@ -138,7 +145,8 @@ def test_execution_error_goes_to_the_self_refiner(music_db):
 def test_step_limit_ends_the_loop_without_an_answer(music_db):
     script = AgentScript(action=[act("fly")] * 10)
     answer, ctx = _run(music_db, script, max_steps=3)
-    assert script.calls("action") == 3 and _executed(ctx) == []
+    assert len(_turns(ctx, "action")) == 3 and _executed(ctx) == []
+    assert "This is the last step" in script.prompts["action"][-1]
     assert answer.sql == "" and answer.error and answer.confidence == 0.0
 
 
@@ -169,6 +177,6 @@ def test_each_agent_turn_is_logged_for_verbose(music_db, caplog):
         _run(music_db, script)
     lines = [r.getMessage() for r in caplog.records if r.getMessage().startswith("recap ")]
     agents = [line.split(" ·")[0].removeprefix("recap ") for line in lines]
-    assert agents == ["knowledge", "plan", "plan-critique", "plan", "plan-critique", "syntax", "action",
+    assert agents == ["knowledge", "plan", "plan-critique", "syntax", "action",
                       "observation", "sql-critique", "validate", "done"]
     assert any("update: add a filter" in line for line in lines)

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import sqlglot
-from pydantic import field_validator
+from pydantic import Field, field_validator
 from sqlglot import exp
 from sqlglot.errors import SqlglotError
 
@@ -19,13 +19,16 @@ from groundsql.prompts import dialect_name, render
 from groundsql.sql.extract import extract_sql
 
 KINDS = ("run_sql", "inspect", "terminate")
+LAST_STEP = "This is the last step: use run_sql with the full query that answers the question.\n"
 _ALIASES = {"sql": "run_sql", "execute": "run_sql", "exec_sql": "run_sql", "run": "run_sql", "query": "run_sql",
             "explore": "inspect", "look": "inspect", "stop": "terminate", "done": "terminate", "finish": "terminate"}
 
 
 class ActionReply(Reply):
     thought: str = ""
-    action: str
+    # The enum reaches the provider's JSON schema (a grammar for the embedded model); other spellings that still
+    # arrive are normalized below, and unknown ones are refused by `check_action`.
+    action: str = Field(json_schema_extra={"enum": list(KINDS)})
     sql: str = ""
 
     @field_validator("action")
@@ -47,14 +50,16 @@ class Action:
         return self.kind in ("run_sql", "inspect")
 
 
-def next_action(ctx: Context, state: RecapState, *, role: str = "generator") -> Action:
-    """Ask for the next action and check it; a refused action comes back as `invalid` or `repeated`."""
+def next_action(ctx: Context, state: RecapState, *, role: str = "generator", last: bool = False) -> Action:
+    """Ask for the next action and check it; a refused action comes back as `invalid` or `repeated`. With `last`
+    (the final step and no answer yet), the agent is told to run its answer query now."""
     prompt = render(
         "recap_action", dialect=dialect_name(ctx.db.dialect), schema=state.schema_text, question=ctx.question,
         plan=state.plan.text(), step=state.current_step(), output_format=state.plan.format_text() or "(not given)",
         syntax=f"Syntax notes:\n{notes_text(state.syntax)}\n" if state.syntax else "",
         history="\n".join(state.history[-4:]) or "(none yet)",
         observation=state.observation or "(nothing yet)", critique=state.critique or "(none)",
+        last=LAST_STEP if last else "",
     )
     reply = ask_json(ctx, "recap:action", prompt, ActionReply, role=role, max_tokens=320)
     if reply is None:

@@ -118,8 +118,8 @@ def _plan(ctx: Context, state: RecapState, options: RecapLoopOptions, roles: Age
             return
         revised = make_plan(ctx, state.schema_text, knowledge=state.knowledge, previous=state.plan,
                             critique=verdict.reasons, role=roles.planner)
-        if revised is None:
-            return
+        if revised is None or revised.same_as(state.plan):
+            return  # nothing changed: another round would not either
         state.set_plan(revised)
         _say_plan(state, say)
 
@@ -131,7 +131,8 @@ def _say_plan(state: RecapState, say, *, fallback: bool = False) -> None:
 
 def _step(ctx: Context, state: RecapState, options: RecapLoopOptions, roles: AgentRoles, say) -> None:
     """One action: refused, terminate, inspect, or an answer query with its critique, repair and validation."""
-    action = next_action(ctx, state, role=roles.actor)
+    last = state.steps == options.max_steps - 1 and not any(c.ok for c in state.attempts)
+    action = next_action(ctx, state, role=roles.actor, last=last)
     state.steps += 1
     say("action", number=state.steps, action=action.kind, sql=action.sql, thought=action.thought, reason=action.reason)
     if action.kind in ("invalid", "repeated"):

@@ -11,8 +11,9 @@ from groundsql.prompts import render
 
 
 class PlanVerdict(Reply):
-    update_plan: bool
+    # The reasons come first, so that a model writing left to right decides after giving them.
     reasons: list[str] = Field(default_factory=list)
+    update_plan: bool
 
 
 def critique_plan(ctx: Context, plan: Plan, schema_text: str, *, role: str = "judge") -> PlanVerdict | None:

@@ -30,6 +30,9 @@ class Plan(Reply):
             raise ValueError("at least one non-empty step is needed")
         return kept
 
+    def same_as(self, other: Plan) -> bool:
+        return self.steps == other.steps and self.format_text() == other.format_text()
+
     def text(self) -> str:
         return "\n".join(f"{number}. {step}" for number, step in enumerate(self.steps, 1))
 

@@ -15,6 +15,7 @@ from groundsql.generation.recap.replies import Reply, ask_json
 from groundsql.prompts import dialect_name, render
 
 TOPICS = ("dates", "text", "casting", "nulls", "limits", "aggregation")
+MAX_TOPICS = 3  # a small model tends to ask for every topic; the prompt stays short
 
 _COMMON = {
     "nulls": "Compare with IS NULL / IS NOT NULL, never = NULL; COALESCE(x, 0) replaces a missing value.",
@@ -70,7 +71,7 @@ def retrieve_syntax(ctx: Context, plan: Plan, *, role: str = "generator") -> dic
     if request is None or not request.needed:
         return {}
     wanted = [t.strip().lower() for t in request.topics if t.strip().lower() in TOPICS]
-    return dialect_notes(ctx.db.dialect, list(dict.fromkeys(wanted)))
+    return dialect_notes(ctx.db.dialect, list(dict.fromkeys(wanted))[:MAX_TOPICS])
 
 
 def notes_text(notes: dict[str, str]) -> str:

@@ -6,6 +6,7 @@ from groundsql.answer import Answer, Candidate
 from groundsql.context import Context
 from groundsql.generation.direct import generate_sql, schema_prompt_text
 from groundsql.generation.refinement import execute_candidate, refine
+from groundsql.generation.tree_repair import TreeRepairOptions, tree_repair
 from groundsql.pipelines.registry import preset
 
 
@@ -13,7 +14,11 @@ from groundsql.pipelines.registry import preset
 def baseline(ctx: Context) -> Answer:
     schema_text = schema_prompt_text(ctx)
     sql = generate_sql(ctx, schema_text)[0]
-    return _answer(ctx, execute_candidate(ctx, sql, source="generate"))
+    candidate = execute_candidate(ctx, sql, source="generate")
+    options = TreeRepairOptions.from_context(ctx)
+    if options.baseline_tree_repair:  # exact repairs only, no model call (an ablation for benchmarks)
+        candidate = tree_repair(ctx, candidate, options=options).candidate
+    return _answer(ctx, candidate)
 
 
 @preset("refine", "baseline plus up to 2 execution-guided repair rounds on an error or an empty result")

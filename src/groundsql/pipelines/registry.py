@@ -8,6 +8,7 @@ from collections.abc import Callable
 from groundsql.answer import Answer
 from groundsql.context import Context
 from groundsql.errors import ConfigError
+from groundsql.generation.tree_repair import repair_note
 
 Preset = Callable[[Context], Answer]
 PRESETS: dict[str, Preset] = {}
@@ -37,5 +38,9 @@ def run(ctx: Context, preset_name: str = DEFAULT_PRESET) -> Answer:
     started = time.perf_counter()
     answer = function(ctx)
     answer.preset = preset_name
+    chosen = next((c for c in answer.candidates if c.repairs and c.sql == answer.sql), None)
+    note = repair_note(chosen) if chosen is not None else None
+    if note and note not in answer.notes:
+        answer.notes.append(note)
     answer.elapsed_s = time.perf_counter() - started
     return answer

@@ -224,21 +224,21 @@ def add_missing_joins(tree: exp.Expression, facts: RepairFacts) -> RuleOutcome:
         if len(known) == 1:
             _set_qualifier(use.node, known[0])
             continue
-        options = [(start, owner, found) for start in starts for owner in owners
-                   if (found := _count_shortest(facts.joins, start.table.name, owner.name))[0] is not None]
+        options = [(start, owner, path) for start in starts for owner in owners
+                   for path in shortest_paths(facts.joins, start.table.name, owner.name)]
         if not options:
             if owners:
                 outcome.hints.append(f"{use.name} is a column of {', '.join(t.name for t in owners[:3])}, which no "
                                      "key connects to the query's tables: join it on matching columns.")
             continue
-        shortest = min(found[0] for *_, found in options)
-        best = [o for o in options if o[2][0] == shortest]
-        if len(best) > 1 or best[0][2][1] > 1:
-            routes = "; ".join(f"{o.name} via {_route(s.table.name, f[2])}" for s, o, f in options[:4])
+        shortest = min(len(p) for *_, p in options)
+        best = [o for o in options if len(o[2]) == shortest]
+        if len(best) > 1:
+            routes = "; ".join(f"{o.name} via {_route(s.table.name, p)}" for s, o, p in best[:4])
             outcome.hints.append(f"{use.name} is not in the query's tables; it is in {routes}: pick the join "
                                  "the question means.")
             continue
-        start, owner, (_, _, path) = best[0]
+        start, owner, path = best[0]
         alias = _join_path(use.scope, start, path, facts)
         if alias is None:
             continue
@@ -264,18 +264,17 @@ def _spellings_in_scope(use: ColumnUse) -> bool:
 
 def unique_shortest_path(joins: JoinGraph, start: str, end: str) -> list[Relationship] | None:
     """The shortest join path from `start` to `end` when no other path is as short; None otherwise."""
-    length, count, path = _count_shortest(joins, start, end)
-    return path if length is not None and count == 1 else None
+    paths = shortest_paths(joins, start, end, limit=2)
+    return paths[0] if len(paths) == 1 else None
 
 
-def _count_shortest(joins: JoinGraph, start: str, end: str) -> tuple[int | None, int, list[Relationship] | None]:
-    """(length, number of distinct shortest edge paths, one of them) from `start` to `end`."""
+def shortest_paths(joins: JoinGraph, start: str, end: str, *, limit: int = 4) -> list[list[Relationship]]:
+    """Up to `limit` distinct shortest join paths (as edges) from `start` to `end`; [] when not connected."""
     source, target = start.lower(), end.lower()
     if source == target:
-        return 0, 1, []
+        return [[]]
     distance = {source: 0}
-    count = {source: 1}
-    previous: dict[str, tuple[str, Relationship]] = {}
+    previous: dict[str, list[tuple[str, Relationship]]] = {}
     names = {source: start}
     queue = deque([source])
     while queue:
@@ -283,19 +282,25 @@ def _count_shortest(joins: JoinGraph, start: str, end: str) -> tuple[int | None,
         for other, rel in joins.adjacent(names[node]):
             key = other.lower()
             if key not in distance:
-                distance[key], count[key], names[key] = distance[node] + 1, 0, other
-                previous[key] = (node, rel)
+                distance[key], names[key] = distance[node] + 1, other
                 queue.append(key)
             if distance[key] == distance[node] + 1:
-                count[key] += count[node]
+                previous.setdefault(key, []).append((node, rel))
     if target not in distance:
-        return None, 0, None
-    path: list[Relationship] = []
-    node = target
-    while node != source:
-        node, rel = previous[node]
-        path.append(rel)
-    return distance[target], count[target], list(reversed(path))
+        return []
+
+    def back(node: str) -> list[list[Relationship]]:
+        if node == source:
+            return [[]]
+        found: list[list[Relationship]] = []
+        for before, rel in previous[node]:
+            for path in back(before):
+                found.append([*path, rel])
+                if len(found) >= limit:
+                    return found
+        return found
+
+    return back(target)
 
 
 def _join_path(view: ScopeView, start: Source, path: list[Relationship], facts: RepairFacts) -> str | None:

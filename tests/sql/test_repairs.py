@@ -230,3 +230,9 @@ def test_the_option_turns_the_stage_off(shop):
 def test_options_reject_unknown_fields():
     with pytest.raises(ValueError):
         TreeRepairOptions(tree_repairs=False)
+
+
+def test_aggregate_order_by_without_group_by_groups_the_selected_columns(shop):
+    fixed = _repair(shop, "SELECT genre FROM track ORDER BY COUNT(*) DESC")
+    assert _rules(fixed) == ["aggregate"]
+    assert _rows(fixed)[0] == ("Rock",)

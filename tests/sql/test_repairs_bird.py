@@ -6,10 +6,10 @@ import json
 
 import pytest
 
-from groundsql.catalog.schema import Column, ForeignKey, Schema, Table
 from groundsql.generation.tree_repair import declared_join_graph
 from groundsql.sql.repairs import RepairFacts, plan_repairs
 from tests.conftest import DATA
+from tests.sql.test_repairs_gold import bird_schema
 
 pytestmark = pytest.mark.unit
 TABLES = DATA / "bird_minidev" / "dev_tables.json"
@@ -20,15 +20,7 @@ def california() -> RepairFacts:
     if not TABLES.exists():
         pytest.skip(f"BIRD mini-dev metadata not found at {TABLES}")
     meta = next(d for d in json.loads(TABLES.read_text()) if d["db_id"] == "california_schools")
-    names, columns = meta["table_names_original"], meta["column_names_original"]
-    tables = [Table(name=name) for name in names]
-    for table_index, column in columns:
-        if table_index >= 0:
-            tables[table_index].columns.append(Column(column))
-    for source, target in meta["foreign_keys"]:
-        (ti, column), (ri, ref) = columns[source], columns[target]
-        tables[ti].foreign_keys.append(ForeignKey([column], names[ri], [ref]))
-    schema = Schema("sqlite", tables)
+    schema = bird_schema(meta)
     return RepairFacts(schema=schema, joins=declared_join_graph(schema), dialect="sqlite", error="no such column")
 
 

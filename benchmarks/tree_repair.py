@@ -37,8 +37,12 @@ def main(argv: list[str] | None = None) -> int:
                              "index) and/or catalog (each database profiled: inferred keys, value index)")
     parser.add_argument("--results", type=Path, default=REPO / "benchmarks" / "results")
     parser.add_argument("--name", default="tree_repair", help="file stem of the Markdown report and plot")
+    parser.add_argument("--note", action="append", default=[], help="a remark printed under the first table")
     args = parser.parse_args(argv)
-    given = argv if argv is not None else sys.argv[1:]
+    given = list(argv if argv is not None else sys.argv[1:])
+    while "--note" in given:  # remarks are not part of the command that reproduces the numbers
+        index = given.index("--note")
+        del given[index:index + 2]
     command = "python benchmarks/tree_repair.py " + " ".join(shlex.quote(a) for a in given)
     print(f"$ {command}\nmachine: {machine()}", flush=True)
     if not args.run.exists() or not (args.dataset / "database").exists():
@@ -48,7 +52,8 @@ def main(argv: list[str] | None = None) -> int:
     started = time.perf_counter()
     modes = {mode: replay(records, args.dataset, catalog=mode == "catalog") for mode in args.modes.split(",")}
     elapsed = time.perf_counter() - started
-    report = render(modes, command=command, run=args.run, elapsed=elapsed, plot_name=f"{args.name}.png")
+    report = render(modes, command=command, run=args.run, elapsed=elapsed, plot_name=f"{args.name}.png",
+                    notes=args.note)
     args.results.mkdir(parents=True, exist_ok=True)
     plot(modes, args.results / f"{args.name}.png")
     (args.results / f"{args.name}.md").write_text(report, encoding="utf-8")
@@ -115,7 +120,7 @@ LABELS = {"declared": "declared keys, no value index", "catalog": "catalog: + in
 
 
 def render(modes: dict[str, list[dict[str, Any]]], *, command: str, run: Path, elapsed: float,
-           plot_name: str) -> str:
+           plot_name: str, notes: list[str] | None = None) -> str:
     first = next(iter(modes.values()))
     total = len(first)
     names = list(modes)
@@ -160,6 +165,7 @@ def render(modes: dict[str, list[dict[str, Any]]], *, command: str, run: Path, e
         row("model calls added", "—", lambda rows: "0"),
         row("tree repair time per attempted question", "—", timing),
         "",
+        *[f"Note: {note}\n" for note in notes or []],
         "## Outcome by class",
         "",
         "| class | before | " + " | ".join(f"after ({m})" for m in names) + " |",

@@ -146,6 +146,19 @@ def test_missing_join_hints_instead_of_guessing_between_two_keys(shop):
     assert "buyer_id" in hint and "seller_id" in hint
 
 
+def test_a_join_on_a_key_the_joined_table_lacks_goes_through_the_bridge(shop):
+    fixed = _repair(shop, "SELECT ar.name, SUM(t.unit_price) FROM artist AS ar JOIN track AS t "
+                          "ON ar.artist_id = t.artist_id GROUP BY ar.name ORDER BY ar.name")
+    assert _rules(fixed) == ["join"]  # not `ar.artist_id = ar.artist_id` (a cross join)
+    assert [(name, round(total, 2)) for name, total in _rows(fixed)] == [("Bjork", 2.58), ("Nirvana", 1.98)]
+
+
+def test_a_join_with_two_routes_is_only_hinted(shop):
+    fixed = _repair(shop, "SELECT s.quantity FROM person AS p JOIN sale AS s ON p.person_id = s.person_id")
+    assert not fixed.repaired
+    assert any("buyer_id" in h and "seller_id" in h for h in fixed.hints)
+
+
 # -- 4 ambiguous column ------------------------------------------------------------------------------
 
 

@@ -121,6 +121,8 @@ def requalify(tree: exp.Expression, facts: RepairFacts) -> RuleOutcome:
             if _spellings(use.source.table, use.name):
                 continue  # its own table has it under another spelling: rule 2's case
             owners = [s for s in use.scope.tables() if s is not use.source and s.table.column(use.name)]
+            if len(owners) == 1 and _compared_with(use.node, owners[0].alias):
+                continue  # `T1.x = T2.x` would become `T1.x = T1.x`: the join needs another table (rule 3)
             if len(owners) == 1:
                 _set_qualifier(use.node, owners[0].alias)
                 outcome.changes.append(f"{qualifier}.{use.name} → {owners[0].alias}.{use.name}")
@@ -134,6 +136,16 @@ def requalify(tree: exp.Expression, facts: RepairFacts) -> RuleOutcome:
                 _set_qualifier(use.node, named[0].alias)
                 outcome.changes.append(f"{qualifier}.{use.name} → {named[0].alias}.{use.name}")
     return outcome
+
+
+def _compared_with(node: exp.Column, alias: str) -> bool:
+    """Whether `node` is compared for equality with a column of `alias`."""
+    parent = node.parent
+    if not isinstance(parent, exp.EQ):
+        return False
+    other = parent.expression if parent.this is node else parent.this
+    return isinstance(other, exp.Column) and other.table.lower() == alias.lower() and \
+        other.name.lower() == node.name.lower()
 
 
 # -- rule 2: spelling -------------------------------------------------------------------------------
@@ -249,6 +261,54 @@ def add_missing_joins(tree: exp.Expression, facts: RepairFacts) -> RuleOutcome:
     return outcome
 
 
+def reroute_joins(tree: exp.Expression, facts: RepairFacts) -> RuleOutcome:
+    """`JOIN X ON Y.k = X.k` where X's table lacks k: when the join graph links Y's table to X's by one unique
+    shortest path, join through the tables on it (or along the one direct key) instead."""
+    outcome = RuleOutcome()
+    resolution = resolve(tree, facts.schema, facts.dialect)
+    if resolution is None:
+        return outcome
+    uses = {id(u.node): u for u in resolution.columns}
+    for view in resolution.scopes:
+        joins = list(view.select.args.get("joins") or [])
+        for position, join in enumerate(joins):
+            on = join.args.get("on")
+            if not isinstance(on, exp.EQ) or not isinstance(join.this, exp.Table):
+                continue
+            far, near = _join_sides(on, join.this.alias_or_name, uses)
+            if far is None or near is None:
+                continue
+            paths = shortest_paths(facts.joins, near.source.table.name, far.source.table.name)
+            if len(paths) != 1 or not paths[0]:
+                if len(paths) > 1:
+                    routes = "; ".join(_route(near.source.table.name, p) for p in paths)
+                    outcome.hints.append(f"{far.source.table.name} has no {far.name}; it joins "
+                                         f"{near.source.table.name} by several routes: {routes}.")
+                continue
+            chain = _path_joins(view, near.source, paths[0], facts, end=far.source)
+            if chain is None:
+                continue
+            added, condition = chain
+            old = on.sql(dialect=facts.dialect)
+            join.set("on", condition)
+            view.select.set("joins", [*joins[:position], *added, *joins[position:]])
+            via = ", ".join(j.this.name for j in added)
+            outcome.changes.append(f"ON {old} → {condition.sql(dialect=facts.dialect)}"
+                                   + (f" through {via}" if via else ""))
+            return outcome  # one join per pass: the scopes changed
+    return outcome
+
+
+def _join_sides(on: exp.EQ, joined: str, uses: dict[int, ColumnUse]) -> tuple[ColumnUse | None, ColumnUse | None]:
+    """(the side naming a column the joined table lacks, the side resolved in an earlier table), or Nones."""
+    sides = [uses.get(id(on.this)), uses.get(id(on.expression))]
+    far = next((u for u in sides if u is not None and u.status == "missing" and u.source is not None
+                and u.source.table is not None and u.source.alias.lower() == joined.lower()), None)
+    near = next((u for u in sides if u is not None and u is not far and u.status == "ok" and u.source is not None
+                 and u.source.table is not None and u.source.alias.lower() != joined.lower()), None)
+    return (far, near) if far is not None and near is not None else (None, None)
+
+
 def _join_candidates(resolution: Resolution) -> list[ColumnUse]:
     found = [u for u in resolution.columns
              if u.status == "unknown" and u.scope.tables()
@@ -305,35 +365,51 @@ def shortest_paths(joins: JoinGraph, start: str, end: str, *, limit: int = 4) ->
 
 def _join_path(view: ScopeView, start: Source, path: list[Relationship], facts: RepairFacts) -> str | None:
     """Append INNER JOINs along `path` to the scope's SELECT; the alias of the last table, or None."""
+    chain = _path_joins(view, start, path, facts)
+    if chain is None:
+        return None
+    added, _ = chain
+    _qualify_shadowed(view, [facts.schema.table(j.this.name) for j in added])
+    for join in added:
+        view.select.append("joins", join)
+    return added[-1].this.alias_or_name
+
+
+def _path_joins(view: ScopeView, start: Source, path: list[Relationship], facts: RepairFacts,
+                end: Source | None = None) -> tuple[list[exp.Join], exp.Expression] | None:
+    """New INNER JOINs from `start` along `path`, and the last hop's condition. With `end` (a source already in
+    the query) the last hop joins to it instead of a new table, and its condition is not made into a join."""
     taken = {s.alias.lower() for s in view.sources} | {t.name.lower() for t in view.select.find_all(exp.Table)}
-    joins: list[tuple[exp.Expression, exp.Expression]] = []
+    joins: list[exp.Join] = []
     current_table, current_alias = start.table.name, start.alias
-    new_tables: list[Table] = []
-    for rel in path:
+    condition: exp.Expression | None = None
+    for index, rel in enumerate(path):
         forward = rel.table.lower() == current_table.lower()
-        next_name = rel.ref_table if forward else rel.table
-        table = facts.schema.table(next_name)
-        if table is None:
+        table = facts.schema.table(rel.ref_table if forward else rel.table)
+        here = facts.schema.table(current_table)
+        if table is None or here is None:
             return None
         near_cols, far_cols = (rel.columns, rel.ref_columns) if forward else (rel.ref_columns, rel.columns)
-        if not far_cols or not near_cols:  # a declared key that refers to the primary key implicitly
-            implicit = table.primary_key if forward else (facts.schema.table(current_table).primary_key or [])
-            far_cols, near_cols = (implicit, near_cols) if forward else (far_cols, implicit)
+        if not far_cols:  # a declared key that refers to the primary key implicitly
+            far_cols = table.primary_key
+        if not near_cols:
+            near_cols = here.primary_key
         if not near_cols or len(near_cols) != len(far_cols):
             return None
-        alias = table.name if table.name.lower() not in taken else _fresh(table.name, taken)
-        taken.add(alias.lower())
-        on = exp.and_(*[exp.EQ(this=exp.column(a, current_alias), expression=exp.column(b, alias))
-                        for a, b in zip(near_cols, far_cols)])
-        node = exp.to_table(table.name) if alias == table.name else \
-            exp.alias_(exp.to_table(table.name), alias, table=True)
-        joins.append((node, on))
-        new_tables.append(table)
+        last = index == len(path) - 1
+        if last and end is not None:
+            alias = end.alias
+        else:
+            alias = table.name if table.name.lower() not in taken else _fresh(table.name, taken)
+            taken.add(alias.lower())
+        condition = exp.and_(*[exp.EQ(this=exp.column(a, current_alias), expression=exp.column(b, alias))
+                               for a, b in zip(near_cols, far_cols)])
+        if not (last and end is not None):
+            node = exp.to_table(table.name) if alias == table.name else \
+                exp.alias_(exp.to_table(table.name), alias, table=True)
+            joins.append(exp.Join(this=node, on=condition, kind="INNER"))
         current_table, current_alias = table.name, alias
-    _qualify_shadowed(view, new_tables)
-    for node, on in joins:
-        view.select.join(node, on=on, join_type="inner", copy=False)
-    return current_alias
+    return (joins, condition) if condition is not None else None
 
 
 def _qualify_shadowed(view: ScopeView, new_tables: list[Table]) -> None:
@@ -614,6 +690,7 @@ RULES: list[tuple[str, Rule]] = [
     ("spelling", respell_tables),
     ("qualifier", requalify),
     ("spelling", respell_columns),
+    ("join", reroute_joins),
     ("join", add_missing_joins),
     ("ambiguous", qualify_ambiguous),
     ("aggregate", aggregates_to_having),

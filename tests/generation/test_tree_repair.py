@@ -3,6 +3,7 @@ the answer and shown by `ask --verbose`; an option turns it off."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -94,3 +95,14 @@ def test_ask_verbose_shows_the_repair(chinook_path: Path, monkeypatch: pytest.Mo
     assert any("tree repair (qualifier): T1.Quantity → T3.Quantity" in r.getMessage() and "before:" in r.getMessage()
                for r in caplog.records)
     assert "repaired without a model call" in result.stderr
+
+
+def test_eval_records_which_rules_fired(spider_dir: Path, tmp_path: Path) -> None:
+    from groundsql.evaluation import evaluate
+
+    model = ScriptedModel(default="SELECT count(*) FROM singers")  # question 0: "How many singers do we have?"
+    summary = evaluate(spider_dir, preset="baseline", model=model, out=tmp_path, db=["concert_singer"], limit=1,
+                       options={"baseline_tree_repair": True}, report=False)
+    record = json.loads((tmp_path / "results.jsonl").read_text().splitlines()[0])
+    assert record["tree_repairs"] == ["spelling"] and record["correct"] is True
+    assert summary["ex"] == 100.0 and record["usage"]["llm_calls"] == 1

@@ -249,3 +249,10 @@ def test_aggregate_order_by_without_group_by_groups_the_selected_columns(shop):
     fixed = _repair(shop, "SELECT genre FROM track ORDER BY COUNT(*) DESC")
     assert _rules(fixed) == ["aggregate"]
     assert _rows(fixed)[0] == ("Rock",)
+
+
+def test_dialect_concat_where_the_engine_lacks_it(shop):
+    sql = "SELECT CONCAT(name, '!') FROM artist ORDER BY artist_id"
+    fixed = _repair(shop, sql)
+    assert _rows(fixed) == [("Nirvana!",), ("Bjork!",)]  # CONCAT runs as it is, or becomes `name || '!'`
+    assert fixed.candidate.sql == sql or _rules(fixed) == ["dialect"]

@@ -7,6 +7,7 @@ guess at. `plan_repairs` runs them in order; `generation.tree_repair` executes t
 
 from __future__ import annotations
 
+import logging
 import unicodedata
 from collections import deque
 from collections.abc import Callable
@@ -21,6 +22,8 @@ from groundsql.catalog.schema import Schema, Table
 from groundsql.catalog.values import ValueIndex
 from groundsql.sql.references import owners_of
 from groundsql.sql.resolve import ColumnUse, Resolution, ScopeView, Source, resolve
+
+log = logging.getLogger("groundsql")
 
 #: Dialects tried, in order, when a query seems written for another engine.
 OTHER_DIALECTS = ("sqlite", "postgres", "mysql", "duckdb", "tsql", "bigquery", "snowflake", "oracle")
@@ -92,7 +95,8 @@ def plan_repairs(sql: str, facts: RepairFacts) -> RepairPlan:
         work = tree.copy()
         try:
             outcome = rule(work, facts)
-        except (SqlglotError, ValueError, KeyError, AttributeError, TypeError):
+        except (SqlglotError, ValueError, KeyError, AttributeError, TypeError) as exc:
+            log.debug("tree repair rule %s skipped: %s", name, exc)
             continue  # a construct a rule does not understand is left alone
         plan.hints.extend(h for h in outcome.hints if h not in plan.hints)
         if outcome.changes:

@@ -153,6 +153,16 @@ def test_a_join_on_a_key_the_joined_table_lacks_goes_through_the_bridge(shop):
     assert [(name, round(total, 2)) for name, total in _rows(fixed)] == [("Bjork", 2.58), ("Nirvana", 1.98)]
 
 
+@pytest.mark.parametrize("sql", [
+    "SELECT ar.name FROM track AS t JOIN artist AS ar ON t.artist_id = ar.artist_id WHERE t.track_name = 'Polly'",
+    "SELECT ar.name FROM album AS al JOIN artist AS ar ON al.band_id = ar.artist_id WHERE al.title = 'Nevermind'",
+])
+def test_a_join_condition_on_a_missing_column_follows_the_key(shop, sql):
+    fixed = _repair(shop, sql)  # through album (the earlier table lacks the key), or along the one direct key
+    assert _rules(fixed) == ["join"]
+    assert _rows(fixed) == [("Nirvana",)]
+
+
 def test_a_join_with_two_routes_is_only_hinted(shop):
     fixed = _repair(shop, "SELECT s.quantity FROM person AS p JOIN sale AS s ON p.person_id = s.person_id")
     assert not fixed.repaired

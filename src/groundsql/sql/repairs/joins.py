@@ -58,8 +58,8 @@ def add_missing_joins(tree: exp.Expression, facts: RepairFacts) -> RuleOutcome:
 
 
 def reroute_joins(tree: exp.Expression, facts: RepairFacts) -> RuleOutcome:
-    """`JOIN X ON Y.k = X.k` where X's table lacks k: when the join graph links Y's table to X's by one unique
-    shortest path, join through the tables on it (or along the one direct key) instead."""
+    """`A JOIN B ON A.x = B.y` where A's or B's table lacks its column: when the join graph links A's table to
+    B's by one unique shortest path, join along its keys instead (through the tables between, if any)."""
     outcome = RuleOutcome()
     resolution = resolve(tree, facts.schema, facts.dialect)
     if resolution is None:
@@ -71,17 +71,18 @@ def reroute_joins(tree: exp.Expression, facts: RepairFacts) -> RuleOutcome:
             on = join.args.get("on")
             if not isinstance(on, exp.EQ) or not isinstance(join.this, exp.Table):
                 continue
-            far, near = _join_sides(on, join.this.alias_or_name, uses)
-            if far is None or near is None:
+            earlier, joined = _join_sides(on, join.this.alias_or_name, uses)
+            if earlier is None or joined is None:
                 continue
-            paths = shortest_paths(facts.joins, near.source.table.name, far.source.table.name)
+            start, end = earlier.source, joined.source
+            paths = shortest_paths(facts.joins, start.table.name, end.table.name)
             if len(paths) != 1 or not paths[0]:
                 if len(paths) > 1:
-                    routes = "; ".join(_route(near.source.table.name, p) for p in paths)
-                    outcome.hints.append(f"{far.source.table.name} has no {far.name}; it joins "
-                                         f"{near.source.table.name} by several routes: {routes}.")
+                    routes = "; ".join(_route(start.table.name, p) for p in paths)
+                    outcome.hints.append(f"{on.sql(dialect=facts.dialect)} names a column its table lacks; "
+                                         f"{start.table.name} joins {end.table.name} by several routes: {routes}.")
                 continue
-            chain = _path_joins(view, near.source, paths[0], facts, end=far.source)
+            chain = _path_joins(view, start, paths[0], facts, end=end)
             if chain is None:
                 continue
             added, condition = chain
@@ -96,13 +97,17 @@ def reroute_joins(tree: exp.Expression, facts: RepairFacts) -> RuleOutcome:
 
 
 def _join_sides(on: exp.EQ, joined: str, uses: dict[int, ColumnUse]) -> tuple[ColumnUse | None, ColumnUse | None]:
-    """(the side naming a column the joined table lacks, the side resolved in an earlier table), or Nones."""
+    """(the side on an earlier table, the side on the joined table) of a join condition where at least one side
+    names a column its table lacks and both name tables of the schema; Nones otherwise."""
     sides = [uses.get(id(on.this)), uses.get(id(on.expression))]
-    far = next((u for u in sides if u is not None and u.status == "missing" and u.source is not None
-                and u.source.table is not None and u.source.alias.lower() == joined.lower()), None)
-    near = next((u for u in sides if u is not None and u is not far and u.status == "ok" and u.source is not None
-                 and u.source.table is not None and u.source.alias.lower() != joined.lower()), None)
-    return (far, near) if far is not None and near is not None else (None, None)
+    if any(u is None or u.status not in ("ok", "missing") or u.source is None or u.source.table is None
+           for u in sides) or all(u.status == "ok" for u in sides):
+        return None, None
+    on_joined = [u for u in sides if u.source.alias.lower() == joined.lower()]
+    if len(on_joined) != 1:
+        return None, None
+    earlier = next(u for u in sides if u is not on_joined[0])
+    return earlier, on_joined[0]
 
 
 def _join_candidates(resolution: Resolution) -> list[ColumnUse]:

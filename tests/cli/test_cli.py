@@ -116,7 +116,7 @@ def test_presets_prints_the_options_of_a_preset() -> None:
     assert "refine_rounds" in result.output and "repair rounds per failing or empty candidate" in result.output
     assert "one of: majority, wma, rwma; default wma" in result.output and "vector_k" not in result.output
     assert "vector_k" in run("presets", "--options", "ssev", "--linker", "vector").output
-    assert run("presets", "--options", "baseline").output.strip() == "baseline takes no options"
+    assert "baseline_tree_repair" in run("presets", "--options", "baseline").output
 
 
 @pytest.mark.parametrize(

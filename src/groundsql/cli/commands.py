@@ -24,6 +24,10 @@ timeout_option = click.option("--timeout", "timeout_s", type=float, default=DEFA
 rows_option = click.option("--max-rows", type=int, default=DEFAULT_MAX_ROWS, show_default=True,
                            help="Row cap per statement; longer results are cut and flagged.")
 json_option = click.option("--json", "as_json", is_flag=True, help="Print exactly one JSON object.")
+system_catalogs_option = click.option(
+    "--allow-system-catalogs", is_flag=True,
+    help="Let statements read system catalogs (pg_catalog, information_schema, mysql, sqlite_master), other "
+         "databases and catalog functions. Off by default: SQL reads only this database's own tables.")
 
 
 @cli.command()
@@ -97,19 +101,37 @@ def ask(question, db_url, model_spec, preset, evidence, samples, linker, experts
 
 
 @cli.command()
-@click.argument("query")
+@click.argument("query", required=False)
 @db_option
+@click.option("--file", "query_file", type=click.File("r"), default=None, metavar="PATH",
+              help="Read the statement from a file ('-' for standard input).")
 @timeout_option
 @rows_option
+@system_catalogs_option
 @json_option
-def sql(query, db_url, timeout_s, max_rows, as_json):
+def sql(query, db_url, query_file, timeout_s, max_rows, allow_system_catalogs, as_json):
     """Run one read-only QUERY through the same guard and limits that model-written SQL gets.
 
+    QUERY is the statement, or '-' to read it from standard input. Put '--' before a statement that
+    starts with a dash (a '-- comment'), so it is not read as an option.
+
     \b
-    Example:
+    Examples:
       groundsql sql "SELECT Country, count(*) FROM singer GROUP BY 1" --db concert_singer.sqlite
+      groundsql sql --db concert_singer.sqlite -- "-- singers per country
+      SELECT Country, count(*) FROM singer GROUP BY 1"
+      groundsql sql --db concert_singer.sqlite --file report.sql
+      cat report.sql | groundsql sql - --db concert_singer.sqlite
     """
-    db = connect(db_url, timeout_s=timeout_s, max_rows=max_rows)
+    if query_file is not None and query is not None:
+        raise click.UsageError("give the statement either as QUERY or with --file, not both")
+    if query_file is not None:
+        query = query_file.read()
+    elif query == "-":
+        query = click.get_text_stream("stdin").read()
+    if not query or not query.strip():
+        raise click.UsageError("no statement: give QUERY, '-' for standard input, or --file PATH")
+    db = connect(db_url, timeout_s=timeout_s, max_rows=max_rows, allow_system_catalogs=allow_system_catalogs)
     started = time.perf_counter()
     result = db.execute(query)
     if as_json:

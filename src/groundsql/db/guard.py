@@ -20,7 +20,7 @@ from sqlglot.dialects.dialect import Dialect
 from sqlglot.errors import ParseError, TokenError
 
 from groundsql.db.policy import DialectPolicy, policy_for
-from groundsql.errors import RefusedStatement
+from groundsql.errors import RefusedStatement, UnknownRelation
 
 logging.getLogger("sqlglot").setLevel(logging.ERROR)
 
@@ -82,7 +82,8 @@ def check_statement(sql: str, dialect: str, *, scope: Scope | None = None,
 
     Raises:
         RefusedStatement: the statement is empty, unparsable, not a single read-only query, calls a function
-            that is not allow-listed, or reads a relation outside the connected database.
+            that is not allow-listed, or reads a system catalog or another database.
+        UnknownRelation: the statement names a table the connected database does not have.
     """
     text = (sql or "").strip()
     if not text.strip(";").strip():
@@ -240,11 +241,18 @@ def _check_relations(statement: exp.Expression, policy: DialectPolicy, scope: Sc
         if not table.args.get("db") and not table.args.get("catalog") and _is_cte(table):
             continue
         problem = _relation_problem(table, policy, scope)
-        if problem and scope.refresh is not None:
+        if problem is _UNKNOWN and scope.refresh is not None:
             scope = scope.refresh()
             problem = _relation_problem(table, policy, scope)
+        if problem is _UNKNOWN:
+            raise UnknownRelation(f"no such table: {table.sql(dialect=policy.dialect)} (not a table or view of "
+                                  "the connected database; use only the tables in the schema)")
         if problem:
             raise RefusedStatement(f"refused: {problem}")
+
+
+#: `_relation_problem`'s answer for a name that is simply not there (the engine would say "no such table").
+_UNKNOWN = "unknown"
 
 
 def _relation_problem(table: exp.Table, policy: DialectPolicy, scope: Scope) -> str | None:
@@ -265,12 +273,10 @@ def _relation_problem(table: exp.Table, policy: DialectPolicy, scope: Scope) -> 
     if not schema and name.startswith(policy.system_prefixes):
         return f"{shown} is a system catalog, not user data; {hint}"
     effective = schema or scope.default_schema
-    if schema and schema not in scope.schemas and schema not in policy.default_schemas:
-        return f"schema {table.db} is not part of the connected database; {hint}"
     if schema in policy.default_schemas and schema != scope.default_schema:
         effective = scope.default_schema
     if (effective, name) not in scope.relations:
-        return f"{shown} is not a table or view of the connected database; use only the tables in the schema"
+        return _UNKNOWN
     return None
 
 

@@ -198,8 +198,8 @@ class Database:
             rows = self.execute_catalog_query(
                 "SELECT n.nspname, c.relname FROM pg_catalog.pg_class AS c "
                 "JOIN pg_catalog.pg_namespace AS n ON n.oid = c.relnamespace "
-                "WHERE c.relkind IN ('r', 'v', 'm', 'p', 'f') AND n.nspname <> 'information_schema' "
-                "AND n.nspname NOT LIKE 'pg\\_%'", max_rows=1_000_000).rows
+                "WHERE c.relkind IN ('r', 'v', 'm', 'p', 'f') AND n.nspname = current_schema()",
+                max_rows=1_000_000).rows
             default, database = self.execute_catalog_query("SELECT current_schema(), current_database()").rows[0]
         else:
             rows = self.execute_catalog_query(

@@ -275,6 +275,8 @@ def _relation_problem(table: exp.Table, policy: DialectPolicy, scope: Scope) -> 
     effective = schema or scope.default_schema
     if schema in policy.default_schemas and schema != scope.default_schema:
         effective = scope.default_schema
+    elif schema and schema not in scope.schemas:
+        return f"schema {table.db} is not part of the connected database's catalog; {hint}"
     if (effective, name) not in scope.relations:
         return _UNKNOWN
     return None

@@ -229,9 +229,13 @@ def postgres_target() -> Target:
                 "SELECT count(*) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
                 "WHERE n.nspname NOT IN ('pg_catalog', 'information_schema', 'pg_toast')")).scalar()
         with admin.connect() as conn:
-            state["roles"] = conn.execute(sa.text("SELECT string_agg(rolname, ',' ORDER BY rolname) FROM pg_roles")).scalar()
-            state["advisory_locks"] = conn.execute(sa.text("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory'")).scalar()
-            state["databases"] = conn.execute(sa.text("SELECT count(*) FROM pg_database")).scalar()
+            # server-wide lists change under other test runs; look for what an attack would have made
+            state["made"] = conn.execute(sa.text(
+                "SELECT (SELECT count(*) FROM pg_roles WHERE rolname = 'pwned') + "
+                "(SELECT count(*) FROM pg_database WHERE datname = 'pwned')")).scalar()
+            state["advisory_locks"] = conn.execute(sa.text(
+                f"SELECT count(*) FROM pg_locks l JOIN pg_database d ON d.oid = l.database "
+                f"WHERE l.locktype = 'advisory' AND d.datname = '{name}'")).scalar()
         return state
 
     def close() -> None:
@@ -281,8 +285,11 @@ def mysql_target() -> Target:
     def snapshot() -> dict:
         with admin.connect() as conn:
             state = {t: tuple(conn.execute(sa.text(f"CHECKSUM TABLE `{name}`.{t}")).one()) for t in DDL}
-            state["users"] = conn.execute(sa.text("SELECT group_concat(user ORDER BY user) FROM mysql.user")).scalar()
-            state["databases"] = conn.execute(sa.text("SELECT count(*) FROM information_schema.schemata")).scalar()
+            state["made"] = conn.execute(sa.text(
+                "SELECT (SELECT count(*) FROM mysql.user WHERE user = 'pwned') + "
+                "(SELECT count(*) FROM information_schema.schemata WHERE schema_name = 'pwned')")).scalar()
+            state["canary_user"] = conn.execute(sa.text(
+                "SELECT authentication_string FROM mysql.user WHERE user = 'groundsql_canary'")).scalar()
             state["tables"] = conn.execute(sa.text(
                 f"SELECT count(*) FROM information_schema.tables WHERE table_schema = '{name}'")).scalar()
             state["read_only"] = conn.execute(sa.text("SELECT @@global.read_only")).scalar()

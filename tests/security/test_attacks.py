@@ -7,7 +7,14 @@ import pytest
 
 from groundsql.db import Database
 from groundsql.errors import DatabaseError
-from tests.security.harness import ENGINES, attack_files, legitimate_queries, make_target, run_attacks, stray_files
+from tests.security.harness import (
+    ENGINES,
+    attack_files,
+    legitimate_queries,
+    make_target,
+    run_attacks,
+    stray_files,
+)
 
 pytestmark = pytest.mark.integration
 

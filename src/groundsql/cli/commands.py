@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 import time
 from pathlib import Path
 
@@ -128,7 +129,7 @@ def sql(query, db_url, query_file, timeout_s, max_rows, allow_system_catalogs, a
     if query_file is not None:
         query = query_file.read()
     elif query == "-":
-        query = click.get_text_stream("stdin").read()
+        query = sys.stdin.read()
     if not query or not query.strip():
         raise click.UsageError("no statement: give QUERY, '-' for standard input, or --file PATH")
     db = connect(db_url, timeout_s=timeout_s, max_rows=max_rows, allow_system_catalogs=allow_system_catalogs)

@@ -237,6 +237,11 @@ class Database:
                     rows = [tuple(r) for r in cursor.fetchmany(max_rows + 1)] if columns else []
                 finally:
                     _close_quietly(cursor)
+                    if self.backend == "duckdb":
+                        # A result still streaming would otherwise run to completion when the transaction
+                        # is rolled back at release, after the timer is gone; interrupting an idle
+                        # connection does nothing.
+                        raw.interrupt()
         except QueryTimeout:
             raise
         except Exception as exc:

@@ -209,7 +209,45 @@ def _check_tree(statement: exp.Expression, dialect: str, policy: DialectPolicy, 
             raise RefusedStatement(f"refused: reading files ({node.name}) is not allowed")
 
 
+#: Functions that build one value of a size given by an argument, and that argument's key.
+SIZED_FUNCTIONS: dict[type[exp.Expression], str] = {exp.Repeat: "times", exp.Space: "this", exp.Pad: "expression"}
+
+#: The largest value (characters) a statement may build with a constant size; engines cannot interrupt the
+#: allocation of one huge value.
+MAX_CONSTANT_VALUE_SIZE = 10_000_000
+
+
+def _check_value_size(node: exp.Func) -> None:
+    key = SIZED_FUNCTIONS.get(type(node))
+    size = _constant(node.args.get(key)) if key else None
+    if size is not None and size > MAX_CONSTANT_VALUE_SIZE:
+        raise RefusedStatement(f"refused: {node.sql_name().lower()}() would build a value of {size:,.0f} "
+                               f"characters (at most {MAX_CONSTANT_VALUE_SIZE:,} allowed)")
+
+
+def _constant(node: exp.Expression | None) -> float | None:
+    """The value of a number written with literals and + - * ^, or None."""
+    if isinstance(node, exp.Paren):
+        return _constant(node.this)
+    if isinstance(node, exp.Literal) and node.is_number:
+        try:
+            return float(node.this)
+        except ValueError:
+            return None
+    operations = {exp.Mul: lambda a, b: a * b, exp.Add: lambda a, b: a + b, exp.Sub: lambda a, b: a - b,
+                  exp.Pow: lambda a, b: a ** min(b, 64)}
+    if type(node) in operations:
+        left, right = _constant(node.this), _constant(node.expression)
+        if left is not None and right is not None:
+            try:
+                return float(operations[type(node)](left, right))
+            except OverflowError:
+                return float("inf")
+    return None
+
+
 def _check_function(node: exp.Func, policy: DialectPolicy, system_catalogs: bool) -> None:
+    _check_value_size(node)
     if isinstance(node, (exp.Anonymous, exp.AnonymousAggFunc)):
         name = node.name
         if policy.allows_function(name, as_table=True, system_catalogs=system_catalogs):
@@ -270,8 +308,10 @@ def _relation_problem(table: exp.Table, policy: DialectPolicy, scope: Scope) -> 
         schema = scope.default_schema
     if schema in policy.system_schemas:
         return f"{shown} is in the system schema {table.db}, which holds server metadata, not user data; {hint}"
-    if not schema and name.startswith(policy.system_prefixes):
+    if name.startswith(policy.system_prefixes):
         return f"{shown} is a system catalog, not user data; {hint}"
+    if not schema and name in policy.pseudo_tables:
+        return None
     effective = schema or scope.default_schema
     if schema in policy.default_schemas and schema != scope.default_schema:
         effective = scope.default_schema

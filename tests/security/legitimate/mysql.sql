@@ -70,3 +70,5 @@ SELECT total DIV 10 AS bucket, count(*) FROM orders GROUP BY bucket ORDER BY buc
 SELECT id FROM orders WHERE status REGEXP '^sh'
 
 SELECT JSON_LENGTH(payload) FROM events ORDER BY id LIMIT 3
+
+SELECT 1 + 1 FROM DUAL

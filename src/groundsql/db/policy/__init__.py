@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from groundsql.db.policy.common import COMMON_FUNCTION_CLASSES
+from groundsql.db.policy.common import COMMON_FUNCTION_CLASSES, names
 
 
 @dataclass(frozen=True)
@@ -29,6 +29,8 @@ class DialectPolicy:
     catalog_functions: frozenset[str] = frozenset()
     #: Schemas the connected database's own relations may be qualified with besides the introspected ones.
     default_schemas: frozenset[str] = field(default_factory=frozenset)
+    #: Names that read no relation (MySQL's DUAL).
+    pseudo_tables: frozenset[str] = frozenset()
     #: MySQL family: user and system variables, `/*! … */` executable comments and optimizer hints exist.
     mysql_family: bool = False
 
@@ -59,4 +61,4 @@ def policy_for(dialect: str) -> DialectPolicy:
     return _POLICIES.get(dialect) or DialectPolicy(dialect=dialect, functions=frozenset())
 
 
-__all__ = ["DialectPolicy", "policy_for", "register", "COMMON_FUNCTION_CLASSES"]
+__all__ = ["DialectPolicy", "policy_for", "register", "names", "COMMON_FUNCTION_CLASSES"]

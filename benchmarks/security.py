@@ -11,6 +11,8 @@ after without groundsql (file checksums, table checksums, sequences, statistics,
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import platform
 import sys
 import tempfile
@@ -21,7 +23,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from groundsql.db import Database  # noqa: E402
-from groundsql.errors import DatabaseError  # noqa: E402
+from groundsql.db.guard import check_statement  # noqa: E402
+from groundsql.db.limits import EngineLimits  # noqa: E402
+from groundsql.errors import DatabaseError, RefusedStatement  # noqa: E402
 from tests.security.harness import (  # noqa: E402
     ENGINES,
     attack_files,
@@ -52,7 +56,7 @@ def main() -> None:
             except Exception as exc:
                 summary_rows.append(f"| {engine} | skipped: {str(exc).splitlines()[0][:80]} |||||||")
                 continue
-            db = Database(target.url, timeout_s=2, max_rows=50)
+            db = Database(target.url, timeout_s=2, max_rows=50, limits=EngineLimits(memory_mb=512))
             try:
                 before, strays = target.snapshot(), stray_files()
                 attacks = attack_files(engine, slow=False if args.skip_bombs else None)
@@ -95,6 +99,42 @@ def main() -> None:
             counts = [totals[engine][(klass, v)] for v in VERDICTS]
             cells.append("/".join(map(str, counts)) if any(counts) else "–")
         print(f"| {klass} | " + " | ".join(cells) + " |")
+    gold = gold_refusals(Path(os.environ.get("GROUNDSQL_DATA", "/work/shared/data")))
+    if gold:
+        print("\n## Gold SQL of public benchmarks through the guard (false positives)\n")
+        print("| set | queries checked | refused | examples |")
+        print("|---|---|---|---|")
+        for row in gold:
+            print(row)
+
+
+def gold_refusals(data: Path) -> list[str]:
+    """Markdown rows: how many gold queries of Spider dev and BIRD mini-dev the guard refuses (SQLite)."""
+    sets = [("Spider dev", data / "spider" / "dev.json", data / "spider" / "database", "query"),
+            ("BIRD mini-dev", data / "bird_minidev" / "mini_dev_sqlite.json", data / "bird_minidev" / "dev_databases", "SQL")]
+    rows = []
+    for label, questions, databases, key in sets:
+        if not questions.exists():
+            continue
+        opened: dict[Path, Database] = {}
+        checked = refused = 0
+        examples: list[str] = []
+        for item in json.loads(questions.read_text()):
+            path = databases / item["db_id"] / f"{item['db_id']}.sqlite"
+            scope = None  # without the database file: statement kind and functions only
+            if path.exists():
+                scope = (opened.get(path) or opened.setdefault(path, Database(str(path)))).scope()
+            checked += 1
+            try:
+                check_statement(item[key], "sqlite", scope=scope)
+            except RefusedStatement as exc:
+                refused += 1
+                examples.append(str(exc)[:80])
+        for db in opened.values():
+            db.close()
+        label += "" if opened else " (no database files here: kind and functions only)"
+        rows.append(f"| {label} | {checked} | {refused} | {'; '.join(examples[:3])} |")
+    return rows
 
 
 if __name__ == "__main__":

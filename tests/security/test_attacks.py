@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from groundsql.db import Database
+from groundsql.db.limits import EngineLimits
 from groundsql.errors import DatabaseError
 from tests.security.harness import (
     ENGINES,
@@ -30,7 +31,7 @@ def target(request, tmp_path_factory):
         made = make_target(engine, tmp_path_factory.mktemp(f"security_{engine}"))
     except Exception as exc:  # a server that is not running here
         pytest.skip(f"{engine} is not available: {str(exc).splitlines()[0]}")
-    db = Database(made.url, timeout_s=2, max_rows=50)
+    db = Database(made.url, timeout_s=2, max_rows=50, limits=EngineLimits(memory_mb=512))  # bombs stay small in CI
     yield made, db
     db.close()
     made.close()

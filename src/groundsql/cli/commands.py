@@ -54,9 +54,10 @@ system_catalogs_option = click.option(
                    "index, descriptions) when its structure is unchanged; nothing is profiled by `ask`.")
 @timeout_option
 @rows_option
+@system_catalogs_option
 @json_option
 def ask(question, db_url, model_spec, preset, evidence, samples, linker, experts, preset_options, clarify, with_trace,
-        record, verbose, use_catalog, timeout_s, max_rows, as_json):
+        record, verbose, use_catalog, timeout_s, max_rows, allow_system_catalogs, as_json):
     """Answer QUESTION with SQL run read-only against --db.
 
     \b
@@ -67,7 +68,7 @@ def ask(question, db_url, model_spec, preset, evidence, samples, linker, experts
     """
     if verbose:
         configure_logging(verbose)
-    db = connect(db_url, timeout_s=timeout_s, max_rows=max_rows)
+    db = connect(db_url, timeout_s=timeout_s, max_rows=max_rows, allow_system_catalogs=allow_system_catalogs)
     model = load_model(model_spec)
     options = parse_preset_options(preset_options, linker=linker, experts=experts)
     if clarify:

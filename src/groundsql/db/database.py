@@ -201,11 +201,13 @@ class Database:
                 "WHERE c.relkind IN ('r', 'v', 'm', 'p', 'f') AND n.nspname = current_schema()",
                 max_rows=1_000_000).rows
             default, database = self.execute_catalog_query("SELECT current_schema(), current_database()").rows[0]
-        else:
+        elif backend == "mysql":
             rows = self.execute_catalog_query(
                 "SELECT table_schema, table_name FROM information_schema.tables WHERE table_schema = DATABASE()",
                 max_rows=1_000_000).rows
             default = database = self.execute_catalog_query("SELECT DATABASE()").rows[0][0]
+        else:  # fail closed: a new backend must say which relations are its own
+            raise ConfigError(f"no relation scope for {backend}: list its relations in Database._load_scope")
         relations = frozenset((str(schema).lower(), str(name).lower()) for schema, name in rows)
         return Scope(relations, str(default or "").lower(), str(database).lower() if database else None,
                      refresh=self.refresh_scope)

@@ -250,13 +250,13 @@ def _check_function(node: exp.Func, policy: DialectPolicy, system_catalogs: bool
     _check_value_size(node)
     if isinstance(node, (exp.Anonymous, exp.AnonymousAggFunc)):
         name = node.name
-        if policy.allows_function(name, as_table=True, system_catalogs=system_catalogs):
+        if policy.allows_function(name, system_catalogs=system_catalogs):
             return
     else:
         name = node.sql_name()
         if type(node).__name__ in policy.function_classes:
             return
-        if policy.allows_function(name, as_table=True, system_catalogs=system_catalogs):
+        if policy.allows_function(name, system_catalogs=system_catalogs):
             return
     raise RefusedStatement(
         f"refused: function {name.lower()}() is not on the allow-list for {policy.dialect} (it may read files, "

@@ -17,7 +17,7 @@ class DialectPolicy:
     dialect: str
     #: Function names sqlglot parses as `Anonymous` that analytics needs on this engine (lower case).
     functions: frozenset[str]
-    #: Functions that may appear in FROM as a row source (lower case; typed classes by their sqlglot name).
+    #: Set-returning functions (row sources in FROM; PostgreSQL also allows them in the select list).
     table_functions: frozenset[str] = frozenset()
     #: sqlglot function classes refused on this engine even though `COMMON_FUNCTION_CLASSES` lists them.
     refused_classes: frozenset[str] = frozenset()
@@ -38,11 +38,11 @@ class DialectPolicy:
     def function_classes(self) -> frozenset[str]:
         return COMMON_FUNCTION_CLASSES - self.refused_classes
 
-    def allows_function(self, name: str, *, as_table: bool, system_catalogs: bool) -> bool:
+    def allows_function(self, name: str, *, system_catalogs: bool) -> bool:
         name = name.lower()
         if system_catalogs and name in self.catalog_functions:
             return True
-        return name in self.functions or (as_table and name in self.table_functions)
+        return name in self.functions or name in self.table_functions
 
 
 _POLICIES: dict[str, DialectPolicy] = {}

@@ -80,3 +80,12 @@ def test_realistic_analytics_all_run(target) -> None:
         except DatabaseError as exc:
             failures.append((sql, str(exc)))
     assert not failures, failures
+
+
+def test_groundsql_own_introspection_and_profiling_still_work(target) -> None:
+    from groundsql.catalog.build import build_catalog
+
+    made, db = target
+    catalog = build_catalog(db)
+    assert {t.name for t in catalog.schema.tables} >= {"orders", "customers", "products"}
+    assert [e for table in catalog.tables for e in table.errors] == []

@@ -24,10 +24,16 @@ timeout_option = click.option("--timeout", "timeout_s", type=float, default=DEFA
 rows_option = click.option("--max-rows", type=int, default=DEFAULT_MAX_ROWS, show_default=True,
                            help="Row cap per statement; longer results are cut and flagged.")
 json_option = click.option("--json", "as_json", is_flag=True, help="Print exactly one JSON object.")
+model_timeout_option = click.option(
+    "--model-timeout", "model_timeout_s", type=float, default=None, metavar="SECONDS",
+    help="Total time one model call may take, retries included (default: GROUNDSQL_MODEL_TIMEOUT, else 120 s "
+         "for API models and 600 s of generation for the embedded model).")
 
 
 @cli.command()
-@click.argument("question")
+@click.argument("question", required=False)
+@click.option("--question-file", type=click.File("rb"), default=None, metavar="PATH",
+              help="Read the question from a UTF-8 file ('-' for stdin); QUESTION '-' also reads stdin.")
 @db_option
 @click.option("--model", "model_spec", default=DEFAULT_MODEL, show_default=True, metavar="SPEC",
               help=f"Model to use: {SPEC_HELP}.")
@@ -49,10 +55,15 @@ json_option = click.option("--json", "as_json", is_flag=True, help="Print exactl
                    "index, descriptions) when its structure is unchanged; nothing is profiled by `ask`.")
 @timeout_option
 @rows_option
+@model_timeout_option
 @json_option
-def ask(question, db_url, model_spec, preset, evidence, samples, linker, experts, preset_options, clarify, with_trace,
-        record, verbose, use_catalog, timeout_s, max_rows, as_json):
+def ask(question, question_file, db_url, model_spec, preset, evidence, samples, linker, experts, preset_options,
+        clarify, with_trace, record, verbose, use_catalog, timeout_s, max_rows, model_timeout_s, as_json):
     """Answer QUESTION with SQL run read-only against --db.
+
+    A question is at most 10,000 characters; give a long one with --question-file PATH or on stdin (QUESTION
+    '-'). Exit status: 0 when the answer ran, 1 when it holds an error (also with --json, after printing it),
+    2 for bad input or a failed model call.
 
     \b
     Examples:
@@ -62,8 +73,9 @@ def ask(question, db_url, model_spec, preset, evidence, samples, linker, experts
     """
     if verbose:
         configure_logging(verbose)
+    question = _read_question(question, question_file)
+    model = load_model(model_spec, timeout_s=model_timeout_s)  # a bad spec or missing file fails before any I/O
     db = connect(db_url, timeout_s=timeout_s, max_rows=max_rows)
-    model = load_model(model_spec)
     options = parse_preset_options(preset_options, linker=linker, experts=experts)
     if clarify:
         options["clarify"] = True
@@ -75,6 +87,8 @@ def ask(question, db_url, model_spec, preset, evidence, samples, linker, experts
         RunStore().record(answer, db.display)
     if as_json:
         print_json(answer.to_dict(include_trace=with_trace))
+        if answer.error:
+            raise SystemExit(1)
         return
     if answer.clarification:
         click.echo(f"I need a clarification: {answer.clarification}")
@@ -94,6 +108,24 @@ def ask(question, db_url, model_spec, preset, evidence, samples, linker, experts
     )
     if answer.error:
         raise SystemExit(1)
+
+
+def _read_question(question: str | None, question_file) -> str:
+    """The question from the argument, --question-file, or stdin ('-'); bytes must be UTF-8."""
+    from groundsql.errors import ConfigError
+    from groundsql.inputs import MAX_QUESTION_CHARS, check_question
+
+    if question_file is not None and question is not None:
+        raise ConfigError("give the question either as QUESTION or with --question-file, not both")
+    if question_file is None and question != "-":
+        if question is None:
+            raise ConfigError("no question: give QUESTION, --question-file PATH, or '-' to read stdin")
+        return check_question(question)
+    source = question_file or click.open_file("-", "rb")
+    data = source.read(MAX_QUESTION_CHARS * 4 + 1)  # a UTF-8 character is at most 4 bytes
+    if len(data) > MAX_QUESTION_CHARS * 4:
+        raise ConfigError(f"the question is longer than the limit of {MAX_QUESTION_CHARS:,} characters")
+    return check_question(data)
 
 
 @cli.command()

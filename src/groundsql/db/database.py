@@ -13,9 +13,11 @@ from urllib.parse import quote
 
 import sqlalchemy as sa
 import sqlglot
-from sqlalchemy.pool import StaticPool
+from sqlalchemy.pool import QueuePool, StaticPool
 
+from groundsql.db.files import check_csv_file, check_not_empty, check_sqlite_file
 from groundsql.db.guard import check_statement
+from groundsql.db.limits import check_max_rows, check_timeout
 from groundsql.db.result import Result
 from groundsql.db.urls import Target, parse_target
 from groundsql.errors import ConfigError, DatabaseError, QueryTimeout
@@ -24,6 +26,8 @@ log = logging.getLogger("groundsql")
 
 DEFAULT_TIMEOUT_S = 30.0
 DEFAULT_MAX_ROWS = 1000
+#: SQLite connections kept open for reuse; threads beyond it get their own connection for the statement.
+SQLITE_POOL_SIZE = 8
 
 
 class Database:
@@ -36,11 +40,10 @@ class Database:
     """
 
     def __init__(self, url: str, *, timeout_s: float = DEFAULT_TIMEOUT_S, max_rows: int = DEFAULT_MAX_ROWS):
-        if timeout_s <= 0 or max_rows <= 0:
-            raise ConfigError("timeout and row limit must be positive")
+        self.timeout_s = check_timeout(timeout_s)
+        self.max_rows = check_max_rows(max_rows)
         self.target: Target = parse_target(url)
-        self.timeout_s = timeout_s
-        self.max_rows = max_rows
+        self._check_files()
         self._engine = self._create_engine()
         self._engine_lock = threading.Lock()  # in-memory DuckDB has exactly one connection
         _warm_dialect(self.dialect)
@@ -76,7 +79,9 @@ class Database:
             DatabaseError: the engine reported an error.
         """
         check_statement(sql, self.dialect)
-        return self._run(sql.strip().rstrip(";"), max_rows or self.max_rows, timeout_s or self.timeout_s)
+        max_rows = self.max_rows if max_rows is None else check_max_rows(max_rows)
+        timeout_s = self.timeout_s if timeout_s is None else check_timeout(timeout_s)
+        return self._run(sql.strip().rstrip(";"), max_rows, timeout_s)
 
     def close(self) -> None:
         self._engine.dispose()
@@ -92,6 +97,14 @@ class Database:
 
     # -- engine setup -----------------------------------------------------------------------------
 
+    def _check_files(self) -> None:
+        """Refuse, before any engine work, a file that is empty or not what its name says."""
+        t = self.target
+        if t.backend == "sqlite" and t.path is not None:
+            check_sqlite_file(t.path)
+        elif t.path is not None:
+            check_not_empty(t.path)
+
     def _create_engine(self) -> sa.Engine:
         t = self.target
         if t.backend == "sqlite":
@@ -102,7 +115,10 @@ class Database:
                 conn.execute("PRAGMA query_only = ON")
                 return conn
 
-            return sa.create_engine("sqlite://", creator=connect)
+            # A queue pool hands each connection to one thread at a time and never closes one another thread
+            # is using (the default for a creator-built SQLite engine did, and crashed under 6+ workers).
+            return sa.create_engine("sqlite://", creator=connect, poolclass=QueuePool,
+                                    pool_size=SQLITE_POOL_SIZE, max_overflow=-1)
         if t.backend == "duckdb" and t.data_files:
             engine = sa.create_engine("duckdb:///:memory:", poolclass=StaticPool)
             self._load_data_files(engine)
@@ -133,16 +149,27 @@ class Database:
             raw = conn.connection.dbapi_connection
             for path in self.target.data_files:
                 name = path.stem.replace("'", "").replace('"', "") or "data"
-                reader = readers[path.suffix.lower()]
+                suffix = path.suffix.lower()
+                width = check_csv_file(path) if suffix == ".csv" else None
+                reader = readers[suffix]
                 literal = str(path).replace("'", "''")
                 raw.execute(f"CREATE TABLE \"{name}\" AS SELECT * FROM {reader}('{literal}')")
+                loaded = len(raw.execute(f"SELECT * FROM \"{name}\" LIMIT 0").description)
+                if width is not None and loaded != width:
+                    raise ConfigError(f"{path}: the header has {width} fields but {loaded} column(s) were read; "
+                                      "check the delimiter and quoting")
             raw.execute("SET enable_external_access = false")
 
     def _check_connection(self) -> None:
         try:
-            with self._engine.connect():
-                pass
+            with self._engine.connect() as conn:
+                if self.backend == "sqlite":  # reads the schema page: a damaged file fails here, not later
+                    conn.exec_driver_sql("SELECT count(*) FROM sqlite_master").fetchone()
+        except ConfigError:
+            raise
         except sa.exc.SQLAlchemyError as exc:
+            if self.backend == "sqlite":
+                raise ConfigError(f"{self.display} is not a readable SQLite database ({_first_line(exc)})") from None
             raise DatabaseError(f"cannot connect to {self.display}: {_first_line(exc)}") from None
         except Exception as exc:  # driver errors not wrapped by SQLAlchemy (duckdb, sqlite3)
             raise DatabaseError(f"cannot open {self.display}: {_first_line(exc)}") from None

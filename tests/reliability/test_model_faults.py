@@ -160,3 +160,46 @@ def test_an_always_unreadable_server_gives_a_clear_error(fault: str) -> None:
     message = str(error)
     assert f"model server {server.base_url} sent an unreadable reply" in message, message
     assert "giving up after 4 attempts" in message and len(server.times) == 4 and elapsed < 5
+
+
+# -- the same faults through the CLI -----------------------------------------------------------------------
+
+def test_model_timeout_option_bounds_ask(demo_db) -> None:
+    from click.testing import CliRunner
+
+    from groundsql.cli import cli
+
+    with FaultServer(default="silent") as server:
+        started = time.monotonic()
+        result = CliRunner().invoke(cli, ["ask", "How many orders?", "--db", str(demo_db), "--model", server.spec,
+                                          "--preset", "baseline", "--model-timeout", "1"])
+        elapsed = time.monotonic() - started
+    assert result.exit_code == 2 and elapsed < 4, (result.exit_code, elapsed)
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and "no complete reply within the 1 s model deadline" in lines[0]
+
+
+def test_an_empty_reply_through_ask_is_an_answer_error(demo_db) -> None:
+    import json
+
+    from click.testing import CliRunner
+
+    from groundsql.cli import cli
+
+    with FaultServer(default="empty_content") as server:
+        result = CliRunner().invoke(cli, ["ask", "How many orders?", "--db", str(demo_db), "--model", server.spec,
+                                          "--preset", "baseline", "--json"])
+    assert result.exit_code == 1 and json.loads(result.stdout)["error"]
+
+
+@pytest.mark.e2e
+def test_the_local_model_stops_generating_at_its_deadline(local_model) -> None:
+    from groundsql.models import load_model
+
+    model = load_model(local_model.spec, timeout_s=0.5)
+    prompt = [{"role": "user", "content": "Count from 1 to 500, one number per line."}]
+    local_model.complete([{"role": "user", "content": "Say hi."}], max_tokens=2)  # loads the shared weights first
+    started = time.monotonic()
+    with pytest.raises(ModelTimeout, match="generation passed the 0.5 s model deadline"):
+        model.complete(prompt, max_tokens=1024)
+    assert time.monotonic() - started < 5

@@ -203,3 +203,15 @@ def test_the_local_model_stops_generating_at_its_deadline(local_model) -> None:
     with pytest.raises(ModelTimeout, match="generation passed the 0.5 s model deadline"):
         model.complete(prompt, max_tokens=1024)
     assert time.monotonic() - started < 5
+
+
+def test_the_deadline_wraps_proxy_transports_too(monkeypatch) -> None:
+    import openai
+
+    from groundsql.models.http import bound_by_deadline
+
+    monkeypatch.setenv("HTTPS_PROXY", "http://127.0.0.1:3128")
+    client = bound_by_deadline(openai.DefaultHttpxClient())
+    transports = [client._transport, *client._mounts.values()]
+    assert len(transports) == 2  # the environment's proxy is still mounted
+    assert all(type(t._pool._network_backend).__name__ == "DeadlineBackend" for t in transports)

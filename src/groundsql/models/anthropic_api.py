@@ -7,7 +7,7 @@ from typing import Any
 
 from groundsql.errors import ConfigError, ModelError, ModelNotInstalled, TransientModelError
 from groundsql.models.base import Completion, Model
-from groundsql.models.http import deadline_transport, retry_after_s, unreadable
+from groundsql.models.http import bound_by_deadline, retry_after_s, unreadable
 
 
 class AnthropicModel(Model):
@@ -33,8 +33,7 @@ class AnthropicModel(Model):
         self._anthropic = anthropic
         self._client = anthropic.Anthropic(api_key=key, base_url=base_url, timeout=self.timeout_s,
                                            max_retries=0,
-                                           http_client=anthropic.DefaultHttpxClient(
-                                           transport=deadline_transport(anthropic.DefaultHttpxClient)))
+                                           http_client=bound_by_deadline(anthropic.DefaultHttpxClient()))
 
     def _generate(self, messages, *, n, temperature, max_tokens, json_schema, stop, seed) -> Completion:
         system = "\n\n".join(m["content"] for m in messages if m["role"] == "system")

@@ -22,23 +22,33 @@ log = logging.getLogger("groundsql")
 _SNIPPET_CHARS = 120
 
 
-def deadline_transport(client_class: type) -> Any:
-    """An HTTP transport for an SDK's `client_class` whose every socket operation ends by the call's deadline.
+def bound_by_deadline(client: Any) -> Any:
+    """Make every socket operation of an SDK's httpx client end by the current call's deadline; return it.
 
-    SDKs ship on `httpx` or on its successor `httpx2` (with `httpcore` or `httpcore2` below it, the same API):
-    the transport is built from the library `client_class` comes from.
+    The client is built as usual (so proxies from the environment still apply); the network backend below each
+    of its transports is wrapped. SDKs ship on `httpx` or its successor `httpx2` (over `httpcore` or
+    `httpcore2`, the same API): the wrappers come from the library the client was built with.
     """
-    library = next((c.__module__.split(".")[0] for c in client_class.__mro__
+    library = next((c.__module__.split(".")[0] for c in type(client).__mro__
                     if c.__module__.split(".")[0].startswith("httpx")), "httpx")
-    httpx = importlib.import_module(library)
     httpcore = importlib.import_module(library.replace("httpx", "httpcore", 1))
+    transports = [getattr(client, "_transport", None), *getattr(client, "_mounts", {}).values()]
+    pools = [getattr(t, "_pool", None) for t in transports if t is not None]
+    backends = [p for p in pools if p is not None and hasattr(p, "_network_backend")]
+    if not backends:  # an httpx layout we do not know: keep the SDK's per-read timeouts only
+        log.warning("cannot bound HTTP reads by the model deadline with this %s version", library)
+        return client
+    wrapper = _deadline_backend_class(httpcore)
+    for pool in backends:
+        if not isinstance(pool._network_backend, wrapper):
+            pool._network_backend = wrapper(pool._network_backend)
+    return client
 
-    transport = httpx.HTTPTransport(retries=0)
-    pool = getattr(transport, "_pool", None)
-    backend = getattr(pool, "_network_backend", None)
-    if backend is None:  # an httpx/httpcore layout we do not know: keep the per-read timeouts only
-        log.warning("cannot bound HTTP reads by the model deadline with this httpx version")
-        return transport
+
+def _deadline_backend_class(httpcore: Any) -> type:
+    """The network backend wrapper for one httpcore library (built once per library)."""
+    if httpcore.__name__ in _BACKENDS:
+        return _BACKENDS[httpcore.__name__]
 
     def bounded(timeout: float | None, error: type[Exception]) -> float | None:
         left = remaining_s()
@@ -85,8 +95,11 @@ def deadline_transport(client_class: type) -> Any:
         def sleep(self, seconds: float) -> None:
             self._inner.sleep(seconds)
 
-    pool._network_backend = DeadlineBackend(backend)
-    return transport
+    _BACKENDS[httpcore.__name__] = DeadlineBackend
+    return DeadlineBackend
+
+
+_BACKENDS: dict[str, type] = {}
 
 
 def retry_after_s(exc: BaseException) -> float | None:

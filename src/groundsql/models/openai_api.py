@@ -7,7 +7,7 @@ from typing import Any
 
 from groundsql.errors import ConfigError, ModelError, ModelNotInstalled, TransientModelError
 from groundsql.models.base import Completion, Model
-from groundsql.models.http import deadline_transport, retry_after_s, unreadable
+from groundsql.models.http import bound_by_deadline, retry_after_s, unreadable
 
 
 class OpenAIModel(Model):
@@ -32,8 +32,7 @@ class OpenAIModel(Model):
         self._openai = openai
         self._client = openai.OpenAI(api_key=key or "not-needed", base_url=base_url, timeout=self.timeout_s,
                                      max_retries=0,
-                                     http_client=openai.DefaultHttpxClient(
-                                         transport=deadline_transport(openai.DefaultHttpxClient)))
+                                     http_client=bound_by_deadline(openai.DefaultHttpxClient()))
 
     @property
     def server(self) -> str:

@@ -62,7 +62,7 @@ def ask(
         catalog = cached_catalog(database)
     ctx = Context(question=question, db=database, models={"default": chosen}, evidence=evidence,
                   samples=samples, options=dict(options or {}), catalog=catalog or None)
-    if not ctx.schema.tables:
+    if not (ctx.catalog.table_names if ctx.catalog is not None else ctx.schema.tables):
         raise ConfigError(f"{database.display} has no tables: there is nothing to ask about")
     if ctx.catalog is not None:
         ctx.trace.note("catalog", fingerprint=ctx.catalog.fingerprint, enriched=ctx.catalog.enriched,

@@ -74,7 +74,8 @@ def ask(question, question_file, db_url, model_spec, preset, evidence, samples, 
     if verbose:
         configure_logging(verbose)
     question = _read_question(question, question_file)
-    model = load_model(model_spec, timeout_s=model_timeout_s)  # a bad spec or missing file fails before any I/O
+    # The model is checked first: a bad spec or a missing file fails before the database is opened.
+    model = load_model(model_spec) if model_timeout_s is None else load_model(model_spec, timeout_s=model_timeout_s)
     db = connect(db_url, timeout_s=timeout_s, max_rows=max_rows)
     options = parse_preset_options(preset_options, linker=linker, experts=experts)
     if clarify:

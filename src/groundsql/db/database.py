@@ -165,10 +165,9 @@ class Database:
             with self._engine.connect() as conn:
                 if self.backend == "sqlite":  # reads the schema page: a damaged file fails here, not later
                     conn.exec_driver_sql("SELECT count(*) FROM sqlite_master").fetchone()
-        except ConfigError:
-            raise
         except sa.exc.SQLAlchemyError as exc:
-            if self.backend == "sqlite":
+            damaged = ("not a database", "malformed", "corrupt")
+            if self.backend == "sqlite" and any(m in _first_line(exc).lower() for m in damaged):
                 raise ConfigError(f"{self.display} is not a readable SQLite database ({_first_line(exc)})") from None
             raise DatabaseError(f"cannot connect to {self.display}: {_first_line(exc)}") from None
         except Exception as exc:  # driver errors not wrapped by SQLAlchemy (duckdb, sqlite3)

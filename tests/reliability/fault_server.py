@@ -23,7 +23,7 @@ FAULTS = ("ok", "one_choice", "empty_choices", "empty_content", "malformed", "no
 
 
 class FaultServer:
-    """Serve /v1/chat/completions on 127.0.0.1; `script` lists the fault of each request in order.
+    """Serve /v1/chat/completions (and Anthropic's /v1/messages) on 127.0.0.1; `script` lists the fault of each request in order.
 
     Args:
         script: faults for the first requests (see `FAULTS`); later requests get `default`.
@@ -70,6 +70,9 @@ class FaultServer:
             def _fault_ok(self, body: dict[str, Any]) -> None:
                 if server.delay_s:
                     time.sleep(server.delay_s)
+                if self.path.endswith("/messages"):  # Anthropic's messages API: one completion per call
+                    self._json(200, _message(body, server.respond(body.get("messages", []))))
+                    return
                 texts = [server.respond(body.get("messages", [])) for _ in range(int(body.get("n", 1)))]
                 self._json(200, _completion(body, texts))
 
@@ -156,6 +159,11 @@ class FaultServer:
     def spec(self) -> str:
         return f"openai:fake@{self.base_url}"
 
+    @property
+    def anthropic_spec(self) -> str:
+        """The spec of an Anthropic model served here (the SDK adds /v1/messages itself)."""
+        return f"anthropic:fake@http://127.0.0.1:{self.httpd.server_address[1]}"
+
     def gaps(self) -> list[float]:
         """Seconds between consecutive requests."""
         return [later - earlier for earlier, later in zip(self.times, self.times[1:])]
@@ -175,3 +183,9 @@ def _completion(body: dict[str, Any], texts: list[str]) -> dict[str, Any]:
             "choices": [{"index": i, "finish_reason": "stop", "message": {"role": "assistant", "content": text}}
                         for i, text in enumerate(texts)],
             "usage": {"prompt_tokens": 7, "completion_tokens": 3 * len(texts), "total_tokens": 7 + 3 * len(texts)}}
+
+
+def _message(body: dict[str, Any], text: str) -> dict[str, Any]:
+    return {"id": "m", "type": "message", "role": "assistant", "model": body.get("model", "fake"),
+            "content": [{"type": "text", "text": text}], "stop_reason": "end_turn",
+            "usage": {"input_tokens": 7, "output_tokens": 3}}

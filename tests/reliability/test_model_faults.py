@@ -215,3 +215,34 @@ def test_the_deadline_wraps_proxy_transports_too(monkeypatch) -> None:
     transports = [client._transport, *client._mounts.values()]
     assert len(transports) == 2  # the environment's proxy is still mounted
     assert all(type(t._pool._network_backend).__name__ == "DeadlineBackend" for t in transports)
+
+
+# -- the Anthropic provider keeps the same promises -----------------------------------------------------------
+
+@pytest.fixture()
+def anthropic_key(monkeypatch):
+    pytest.importorskip("anthropic")
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "ak-test")
+
+
+def anthropic_for(server: FaultServer, *, timeout_s: float = 10.0, retry: RetryPolicy = FAST):
+    model = load_model(server.anthropic_spec, timeout_s=timeout_s)
+    model.retry = retry
+    return model
+
+
+@pytest.mark.parametrize("fault", ["silent", "trickle"])
+def test_anthropic_calls_end_by_their_deadline(anthropic_key, fault: str) -> None:
+    with FaultServer(default=fault, trickle_interval_s=0.3) as server:
+        error, elapsed = timed(lambda: anthropic_for(server, timeout_s=1.5).complete(ASK))
+    assert isinstance(error, ModelTimeout) and elapsed < 3.0, (error, elapsed)
+
+
+def test_anthropic_honours_retry_after_and_names_unreadable_replies(anthropic_key) -> None:
+    with FaultServer(["429"], retry_after="1") as server:
+        completion = anthropic_for(server, retry=RetryPolicy(attempts=2, base_delay_s=0.01, max_delay_s=5)).complete(
+            ASK)
+    assert completion.text.startswith("```sql") and 1.0 <= server.gaps()[0] < 1.6
+    with FaultServer(default="non_utf8") as server:
+        error, _ = timed(lambda: anthropic_for(server).complete(ASK))
+    assert isinstance(error, ModelError) and "sent an unreadable reply" in str(error) and len(server.times) == 4

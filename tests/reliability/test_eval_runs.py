@@ -139,3 +139,18 @@ def test_sigkill_mid_eval_then_resume_loses_and_repeats_nothing(spider_dir: Path
     # only the unfinished questions were asked again (at most the two in flight were asked twice)
     assert len(oracle_server.times) - asked_before == 12 - len(kept)
     assert len(oracle_server.times) <= 12 + 2
+
+
+def test_a_model_that_never_answers_costs_each_question_its_deadline_only(spider, tmp_path: Path) -> None:
+    pytest.importorskip("openai")
+    from tests.reliability.fault_server import FaultServer
+
+    with FaultServer(default="silent") as server:
+        started = time.monotonic()
+        summary = evaluate(spider, report=False, preset="baseline", model=server.spec, model_timeout_s=1,
+                           out=tmp_path / "run", db=["concert_singer"], limit=2)
+        elapsed = time.monotonic() - started
+    assert summary["n"] == 2 and summary["ex"] == 0.0 and elapsed < 6
+    for record in lines(tmp_path / "run" / "results.jsonl"):
+        assert "no complete reply within the 1 s model deadline" in record["pipeline_error"]
+    assert json.loads((tmp_path / "run" / "run.json").read_text())["model"] == server.spec

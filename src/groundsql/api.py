@@ -7,7 +7,7 @@ from groundsql.catalog import Catalog, cached_catalog
 from groundsql.context import Context
 from groundsql.db import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_S, Database
 from groundsql.errors import ConfigError
-from groundsql.inputs import check_evidence, check_question
+from groundsql.inputs import check_evidence, check_question, check_samples
 from groundsql.models import Model, load_model
 from groundsql.pipelines import DEFAULT_PRESET, run
 
@@ -56,6 +56,7 @@ def ask(
     """
     question = check_question(question)
     evidence = check_evidence(evidence)
+    samples = check_samples(samples)
     chosen = model if isinstance(model, Model) else load_model(model)  # a bad model spec fails before any I/O
     database = db if isinstance(db, Database) else connect(db)
     if catalog is True:

@@ -8,6 +8,8 @@ from groundsql.errors import ConfigError
 MAX_QUESTION_CHARS = 10_000
 #: The longest evidence text accepted, in characters.
 MAX_EVIDENCE_CHARS = 50_000
+#: The most candidates one question may sample.
+MAX_SAMPLES = 64
 
 
 def check_question(question: object) -> str:
@@ -18,6 +20,18 @@ def check_question(question: object) -> str:
 def check_evidence(evidence: object) -> str | None:
     """The evidence, stripped (None when absent), or a one-line `ConfigError`."""
     return _check_text(evidence, "evidence", MAX_EVIDENCE_CHARS, required=False)
+
+
+def check_samples(samples: object) -> int:
+    """The number of candidates to sample: a whole number from 1 to MAX_SAMPLES."""
+    if isinstance(samples, bool) or not isinstance(samples, int) or not 1 <= samples <= MAX_SAMPLES:
+        raise ConfigError(f"samples must be a whole number from 1 to {MAX_SAMPLES}, got {samples!r}")
+    return samples
+
+
+def check_text(value: object, name: str) -> str:
+    """`value` as text that can be encoded as UTF-8 (no length limit), else a one-line `ConfigError`."""
+    return _check_text(value, name, limit=10**12, required=False) or ""
 
 
 def _check_text(value: object, name: str, limit: int, *, required: bool) -> str | None:

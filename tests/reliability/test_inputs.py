@@ -169,6 +169,19 @@ def test_a_question_that_is_not_utf8_is_named(demo_db: Path) -> None:
     assert done.stderr.decode().strip() == "error: the question is not valid UTF-8 text (bad byte at position 3)"
 
 
+def test_a_query_that_is_not_utf8_is_named(demo_db: Path) -> None:
+    result = run("sql", "SELECT 'caf\udce9'", "--db", str(demo_db))  # how Python hands over undecodable argv
+    one_error_line(result, "the query is not valid UTF-8 text (bad byte at position 11)")
+
+
+def test_samples_are_bounded(demo_db: Path) -> None:
+    with replying("SELECT 1") as server:
+        for value in ("0", "-2", "1000"):
+            result = run("ask", "How many orders?", "--db", str(demo_db), "--model", server.spec, "--samples", value)
+            one_error_line(result, "samples must be a whole number from 1 to 64")
+    assert server.times == []
+
+
 def test_a_negative_sample_is_named(spider_dir: Path, tmp_path: Path) -> None:
     result = run("eval", str(spider_dir), "--predictions", str(tmp_path / "p.jsonl"), "--sample", "-1")
     assert result.exit_code != 0  # the predictions file is missing: click says so first

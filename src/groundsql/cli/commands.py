@@ -142,6 +142,9 @@ def sql(query, db_url, timeout_s, max_rows, as_json):
     Example:
       groundsql sql "SELECT Country, count(*) FROM singer GROUP BY 1" --db concert_singer.sqlite
     """
+    from groundsql.inputs import check_text
+
+    query = check_text(query, "query")
     db = connect(db_url, timeout_s=timeout_s, max_rows=max_rows)
     started = time.perf_counter()
     result = db.execute(query)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import importlib.util
 import logging
@@ -89,6 +90,8 @@ class LocalModel(Model):
         path = self.path()
         key = (str(path), self.n_ctx, self.threads)
         with _LOAD_LOCK:
+            if not _LOADED:
+                atexit.register(_close_loaded)
             if key not in _LOADED:
                 log.info("loading %s (%d threads, context %d)", path.name, self.threads, self.n_ctx)
                 with _quiet_stderr():
@@ -131,6 +134,16 @@ class LocalModel(Model):
             completion_tokens += int(usage.get("completion_tokens", 0))
         return Completion(texts=texts, prompt_tokens=prompt_tokens, completion_tokens=completion_tokens,
                           model=self.spec)
+
+
+def _close_loaded() -> None:
+    """Free the loaded models while llama.cpp's bindings still exist (at interpreter exit, their finalizers
+    otherwise run after the module is torn down and print a TypeError)."""
+    with _LOAD_LOCK:
+        for llama in _LOADED.values():
+            with contextlib.suppress(Exception):
+                llama.close()
+        _LOADED.clear()
 
 
 class _WallClock:

@@ -49,14 +49,30 @@ class RunStore:
     def __init__(self, path: Path | None = None):
         self.path = path or state_dir() / "runs.sqlite"
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        with self._connect() as conn:
-            version = conn.execute("PRAGMA user_version").fetchone()[0]
-            for number, statement in enumerate(MIGRATIONS[version:], start=version + 1):
-                conn.execute(statement)
-                conn.execute(f"PRAGMA user_version = {number}")
+        self._migrate()
+
+    def _migrate(self) -> None:
+        """Bring the schema up to date. `BEGIN IMMEDIATE` takes the write lock before the version is read, so
+        processes opening a new store at once apply each migration exactly once (the others wait, then see it)."""
+        conn = sqlite3.connect(self.path, timeout=30, isolation_level=None)
+        try:
+            if conn.execute("PRAGMA user_version").fetchone()[0] >= len(MIGRATIONS):
+                return
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                version = conn.execute("PRAGMA user_version").fetchone()[0]
+                for number, statement in enumerate(MIGRATIONS[version:], start=version + 1):
+                    conn.execute(statement)
+                    conn.execute(f"PRAGMA user_version = {number}")
+                conn.execute("COMMIT")
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+        finally:
+            conn.close()
 
     def _connect(self) -> sqlite3.Connection:
-        return sqlite3.connect(self.path, timeout=10)
+        return sqlite3.connect(self.path, timeout=30)
 
     def record(self, answer: Answer, database: str) -> int:
         """Store one answer; `database` must already be display-safe (no password)."""

@@ -8,6 +8,7 @@ from groundsql.context import Context
 from groundsql.db import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_S, Database
 from groundsql.models import Model, load_model
 from groundsql.pipelines import DEFAULT_PRESET, run
+from groundsql.trace import Trace
 
 
 def connect(url: str, *, timeout_s: float = DEFAULT_TIMEOUT_S, max_rows: int = DEFAULT_MAX_ROWS) -> Database:
@@ -34,6 +35,7 @@ def ask(
     samples: int = 1,
     options: dict | None = None,
     catalog: Catalog | bool | None = None,
+    trace: Trace | None = None,
 ) -> Answer:
     """Answer a natural-language question with SQL.
 
@@ -48,6 +50,7 @@ def ask(
         catalog: profiled metadata for linking (inferred keys, value index, descriptions): a `Catalog`, or True
             for the one `groundsql profile` cached for this database if its structure is unchanged (nothing is
             profiled here); None or False: linkers use declared keys and read values on the fly.
+        trace: the `Trace` to record the run on (a caller may watch it fill, or have recorded earlier steps).
 
     Returns:
         The `Answer`: SQL, result, candidates, confidence and the trace of every call and query.
@@ -61,7 +64,8 @@ def ask(
     if catalog is True:
         catalog = cached_catalog(database)
     ctx = Context(question=question.strip(), db=database, models={"default": chosen}, evidence=evidence,
-                  samples=samples, options=dict(options or {}), catalog=catalog or None)
+                  samples=samples, options=dict(options or {}), catalog=catalog or None,
+                  trace=trace if trace is not None else Trace())
     if ctx.catalog is not None:
         ctx.trace.note("catalog", fingerprint=ctx.catalog.fingerprint, enriched=ctx.catalog.enriched,
                        tables=len(ctx.catalog.table_names))

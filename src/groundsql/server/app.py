@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import hmac
 import json
 import logging
 from concurrent.futures import ThreadPoolExecutor
@@ -21,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field
 import groundsql
 from groundsql.db.result import json_safe
 from groundsql.errors import ConfigError, DatabaseError, GroundsqlError, ModelError, QueryTimeout
+from groundsql.server.auth import UNAUTHORIZED, token_matches
 from groundsql.server.gate import QueueFull, RunCancelled
 from groundsql.server.payloads import WatchedTrace
 from groundsql.server.workspace import Workspace
@@ -101,13 +101,9 @@ def create_app(workspace: Workspace) -> FastAPI:
     @app.middleware("http")
     async def guard_requests(request: Request, call_next):
         path = request.url.path
-        if options.api_token and (path.startswith("/v1") or path.startswith("/mcp")):
-            header = request.headers.get("authorization", "")
-            scheme, _, given = header.partition(" ")
-            if scheme.lower() != "bearer" or not hmac.compare_digest(given.encode(), options.api_token.encode()):
-                return JSONResponse({"error": {"type": "Unauthorized", "message": "a valid bearer token is "
-                                               "required (Authorization: Bearer $GROUNDSQL_API_TOKEN)"}},
-                                    status_code=401, headers={"WWW-Authenticate": "Bearer"})
+        protected = options.api_token and (path.startswith("/v1") or path.startswith("/mcp"))
+        if protected and not token_matches(request.headers.get("authorization"), options.api_token):
+            return JSONResponse(UNAUTHORIZED, status_code=401, headers={"WWW-Authenticate": "Bearer"})
         length = request.headers.get("content-length")
         if length is not None and (not length.isdigit() or int(length) > options.max_body_bytes):
             return JSONResponse({"error": {"type": "TooLarge", "message": f"request bodies are limited to "

@@ -238,12 +238,14 @@ def _columns(tree: exp.Expression, select: exp.Select, dialect: str | None,
             continue
         name = projection.alias_or_name or projection.sql(dialect=dialect)
         reading, aggregate = _reading(projection, dialect)
+        identifier = projection.args.get("alias") if isinstance(projection, exp.Alias) else projection.this
+        target = exp.Column(this=identifier.copy()) if isinstance(identifier, exp.Identifier) else name
         columns.append(ColumnExplanation(name=name, reading=reading, aggregate=aggregate,
-                                         sources=_sources(name, tree, dialect, schema)))
+                                         sources=_sources(target, tree, dialect, schema)))
     return columns
 
 
-def _sources(column: str, tree: exp.Expression, dialect: str | None,
+def _sources(column: str | exp.Column, tree: exp.Expression, dialect: str | None,
              schema: dict[str, dict[str, str]] | None) -> list[str]:
     """The source columns of one output column (``table.column``), via sqlglot's lineage graph."""
     try:
@@ -256,7 +258,7 @@ def _sources(column: str, tree: exp.Expression, dialect: str | None,
         if node.downstream or not isinstance(node.expression, exp.Table):
             continue
         table = node.expression.name
-        column_name = node.name.rsplit(".", 1)[-1]
+        column_name = node.name.rsplit(".", 1)[-1].strip('"`[]')
         if column_name and column_name != "*":
             ref = f"{table}.{column_name}"
             if ref not in found:

@@ -165,9 +165,9 @@ def test_secrets_never_in_responses(tmp_path: Path) -> None:
     """A PostgreSQL URL with a password (trust auth ignores it): listings and errors show it masked."""
     from fastapi.testclient import TestClient
 
-    from tests.conftest import PG_ADMIN_URL, _admin_engine
     from groundsql.runs import RunStore
     from groundsql.server import ServerOptions, Workspace
+    from tests.conftest import PG_ADMIN_URL, _admin_engine
 
     _admin_engine(PG_ADMIN_URL).dispose()
     url = PG_ADMIN_URL.replace("postgres@", "postgres:hunter2secret@")

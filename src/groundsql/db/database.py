@@ -13,7 +13,7 @@ from urllib.parse import quote
 
 import sqlalchemy as sa
 import sqlglot
-from sqlalchemy.pool import StaticPool
+from sqlalchemy.pool import QueuePool, StaticPool
 
 from groundsql.db.guard import check_statement
 from groundsql.db.result import Result
@@ -102,7 +102,9 @@ class Database:
                 conn.execute("PRAGMA query_only = ON")
                 return conn
 
-            return sa.create_engine("sqlite://", creator=connect)
+            # A QueuePool, not the SingletonThreadPool SQLAlchemy picks for "sqlite://": that pool closes other
+            # threads' connections while they run once more than five threads query at once (a segfault).
+            return sa.create_engine("sqlite://", creator=connect, poolclass=QueuePool, pool_size=5, max_overflow=10)
         if t.backend == "duckdb" and t.data_files:
             engine = sa.create_engine("duckdb:///:memory:", poolclass=StaticPool)
             self._load_data_files(engine)

@@ -3,6 +3,7 @@ scripted model that answers a few questions about the demo shop database (contro
 
 from __future__ import annotations
 
+import math
 import re
 import threading
 import time
@@ -81,3 +82,31 @@ class BackgroundServer:
     def __exit__(self, *exc: object) -> None:
         self.server.should_exit = True
         self.thread.join(timeout=30)
+
+
+def fire(url: str, path: str, bodies: list[dict[str, Any]], *, timeout_s: float = 120.0) -> list[tuple[int, float]]:
+    """POST every body to `url + path` at the same time; returns (status, seconds) per request, in order."""
+    import asyncio
+
+    import httpx
+
+    async def one(client: httpx.AsyncClient, body: dict[str, Any]) -> tuple[int, float]:
+        started = time.perf_counter()
+        response = await client.post(path, json=body)
+        return response.status_code, time.perf_counter() - started
+
+    async def run() -> list[tuple[int, float]]:
+        limits = httpx.Limits(max_connections=len(bodies) + 1, max_keepalive_connections=len(bodies) + 1)
+        async with httpx.AsyncClient(base_url=url, timeout=timeout_s, limits=limits) as client:
+            return list(await asyncio.gather(*(one(client, body) for body in bodies)))
+
+    return asyncio.run(run())
+
+
+def percentile(values: list[float], q: float) -> float:
+    """The q-th percentile (0-100) by nearest rank."""
+    ordered = sorted(values)
+    if not ordered:
+        return float("nan")
+    rank = max(1, min(len(ordered), math.ceil(q / 100 * len(ordered))))
+    return ordered[rank - 1]

@@ -27,14 +27,12 @@ log = logging.getLogger("groundsql")
 
 def database_name(url: str) -> str:
     """A short name for a database URL: the file's stem or the database's name."""
-    from groundsql.db import parse_target
+    from urllib.parse import urlsplit
 
-    target = parse_target(url)
-    if target.path is not None:
-        return Path(target.path).stem
-    if target.data_files:
-        return Path(target.data_files[0]).stem
-    return target.display.rstrip("/").rsplit("/", 1)[-1].split("?")[0] or target.backend
+    if "://" not in url:
+        return Path(url).stem or "db"
+    parts = urlsplit(url)
+    return Path(parts.path).stem or parts.scheme.split("+")[0]
 
 
 def parse_database_args(values: list[str]) -> dict[str, str]:

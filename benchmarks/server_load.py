@@ -65,7 +65,8 @@ def main() -> int:
              f"Command: `{' '.join([Path(sys.executable).name, *sys.argv])}`  ",
              f"Machine: {platform.platform()}, {os.cpu_count()} CPUs, Python {platform.python_version()}; "
              f"demo shop database (SQLite); asks use the scripted model ({args.model_delay:g} s per call), "
-             f"4 model slots, preset refine.", "",
+             f"4 model slots, preset refine. Load average when measured: {os.getloadavg()[0]:.1f} "
+             "(a shared machine).", "",
              "| workload | concurrent requests | errors | p50 (s) | p99 (s) | max (s) | wall (s) |",
              "|---|---:|---:|---:|---:|---:|---:|"]
     for name, row in (("POST /v1/sql (guarded SQL)", sql), ("POST /v1/ask (scripted model)", asks)):

@@ -17,7 +17,8 @@ pytestmark = pytest.mark.unit
 def test_dimension_by_metric_is_a_bar_sorted_by_the_metric() -> None:
     spec = chart_for(Result(["region", "revenue"], [("North", 10.5), ("South", 3.0)]))
     assert spec["mark"]["type"] == "bar"
-    assert spec["encoding"]["x"] == {"field": "region", "type": "nominal", "title": "region", "sort": "-y"}
+    assert spec["encoding"]["x"] == {"field": "region", "type": "nominal", "title": "region", "sort": "-y",
+                                     "axis": {"labelAngle": 0}}
     assert spec["data"]["values"] == [{"region": "North", "revenue": 10.5}, {"region": "South", "revenue": 3.0}]
 
 

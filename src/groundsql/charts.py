@@ -84,6 +84,9 @@ def choose_chart(result: Result, roles: list[str], options: ChartOptions | None 
             return None
         x = {"field": _field(dimensions[0]), "type": "nominal", "title": dimensions[0],
              "sort": None if len(metrics) > 1 else "-y"}
+        labels = [str(v[dimensions[0]]) for v in values]
+        if len(labels) <= 12 and max(map(len, labels)) <= 12:
+            x["axis"] = {"labelAngle": 0}
         return _with_metrics(base, "bar", x, metrics, [], {"tooltip": True})
     if len(metrics) == 2 and not times and len(dimensions) <= 1 and len(columns) == 2 + len(dimensions):
         encoding: dict[str, Any] = {

@@ -99,7 +99,7 @@ async function loadSchema() {
         c.primary_key ? el("span", { class: "key", text: "PK" }) : null,
         fks.has(c.name) ? el("span", { class: "key", text: fks.get(c.name) }) : null));
       const rows = table.row_count !== null && table.row_count !== undefined ? ` · ${table.row_count} rows` : "";
-      panel.append(el("details", {}, el("summary", { text: table.name + (table.is_view ? " (view)" : "") },
+      panel.append(el("details", { "data-table": table.name }, el("summary", { text: table.name + (table.is_view ? " (view)" : "") },
         el("span", { class: "col-type", text: rows })), el("ul", {}, items)));
     }
   } catch (err) {

@@ -62,15 +62,15 @@ def test_unknown_conversation_is_a_clear_error(tmp_path: Path) -> None:
 
 @pytest.mark.e2e
 @pytest.mark.slow
-def test_real_model_rewrites_a_follow_up(demo_db: Path, tmp_path: Path, local_model) -> None:
-    """The 0.5B model turns "and only the closed ones?" into a question that mentions customers."""
+def test_real_model_rewrites_a_follow_up(music_db: Path, tmp_path: Path, local_model) -> None:
+    """The 0.5B model turns "and how many of them are from France?" into a question about singers."""
     store = ConversationStore(RunStore(tmp_path / "runs.sqlite"))
-    db = connect(str(demo_db))
-    conversation = store.create("demo")
-    ask_in_conversation(store, conversation.id, "How many customers are there?", db, model=local_model,
+    db = connect(str(music_db))
+    conversation = store.create("music")
+    ask_in_conversation(store, conversation.id, "How many singers are there?", db, model=local_model,
                         preset="baseline")
-    answer, turn = ask_in_conversation(store, conversation.id, "and how many of them have status 'C'?", db,
+    answer, turn = ask_in_conversation(store, conversation.id, "and how many of them are from France?", db,
                                        model=local_model, preset="baseline")
-    assert turn.standalone and "customer" in turn.standalone.lower()
+    assert turn.standalone and "singer" in turn.standalone.lower()
     assert answer.sql.lower().startswith(("select", "with"))
     assert answer.trace.events[0].step == "rewrite_followup"

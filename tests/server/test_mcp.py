@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import os
 import sys
 from pathlib import Path
@@ -16,7 +15,7 @@ from mcp.client.stdio import StdioServerParameters  # noqa: E402
 
 from groundsql.server.auth import require_token  # noqa: E402
 from groundsql.server.mcp_server import build_mcp_server  # noqa: E402
-from groundsql.server.testing import BackgroundServer  # noqa: E402
+from groundsql.server.testing import BackgroundServer, run_async  # noqa: E402
 
 from ..conftest import TEST_MODEL  # noqa: E402
 
@@ -58,7 +57,7 @@ def test_streamable_http_transport(workspace) -> None:
                 assert answer.content[0].text.startswith("SQL: SELECT r.region_name")
                 assert answer.structured_content["explanation"]
 
-    asyncio.run(main())
+    run_async(main)
 
 
 def test_streamable_http_with_a_token(workspace) -> None:
@@ -82,24 +81,24 @@ def test_stdio_transport(demo_db: Path) -> None:
             databases = (await client.call_tool("list_databases", {})).structured_content["databases"]
             assert databases[0]["name"] == "shop"
 
-    asyncio.run(main())
+    run_async(main)
 
 
 @pytest.mark.e2e
 @pytest.mark.slow
-def test_ask_with_the_real_model(demo_db: Path, tmp_path: Path, local_model) -> None:
+def test_ask_with_the_real_model(music_db: Path, tmp_path: Path, local_model) -> None:
     """The full pipeline behind the `ask` tool, with the real 0.5B model (kept warm across e2e tests)."""
     from .conftest import make_workspace
 
-    workspace = make_workspace(demo_db, tmp_path, model=local_model, preset="baseline")
+    workspace = make_workspace(music_db, tmp_path, model=local_model, preset="baseline")
 
     async def main() -> None:
         with BackgroundServer(build_mcp_server(workspace).streamable_http_app()) as http:
             async with Client(http.url + "/mcp", read_timeout_seconds=240) as client:
-                answer = await client.call_tool("ask", {"question": "How many products are there?"})
+                answer = await client.call_tool("ask", {"question": "How many singers are there?"})
                 assert not answer.is_error, answer.content[0].text
                 data = answer.structured_content
                 assert data["sql"].lower().startswith(("select", "with")) and data["model"] == TEST_MODEL
                 assert answer.content[0].text.startswith("SQL: ")
 
-    asyncio.run(main())
+    run_async(main)

@@ -7,9 +7,12 @@ import math
 import re
 import threading
 import time
-from typing import Any
+from collections.abc import Callable, Coroutine
+from typing import Any, TypeVar
 
 from groundsql.models import Message, ScriptedModel
+
+T = TypeVar("T")
 
 DEMO_QUERIES: list[tuple[tuple[str, ...], str]] = [
     (("country",), "SELECT r.country, COUNT(*) AS customers FROM customers AS c JOIN regions AS r "
@@ -100,7 +103,17 @@ def fire(url: str, path: str, bodies: list[dict[str, Any]], *, timeout_s: float 
         async with httpx.AsyncClient(base_url=url, timeout=timeout_s, limits=limits) as client:
             return list(await asyncio.gather(*(one(client, body) for body in bodies)))
 
-    return asyncio.run(run())
+    return run_async(run)
+
+
+def run_async(factory: Callable[[], Coroutine[Any, Any, T]]) -> T:
+    """`asyncio.run(factory())` on a fresh thread, so it works even where this thread already runs an event loop
+    (Playwright's sync API keeps one on the main thread)."""
+    import asyncio
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(lambda: asyncio.run(factory())).result()
 
 
 def percentile(values: list[float], q: float) -> float:

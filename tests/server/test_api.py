@@ -198,3 +198,25 @@ def test_cancelled_run_stops_at_its_next_step(workspace) -> None:
     with pytest.raises(RunCancelled):
         workspace.ask("How many orders?", trace=trace)
     assert workspace.gate.admitted == 0
+
+
+def test_a_question_past_its_time_limit_is_cancelled(demo_db: Path, tmp_path: Path) -> None:
+    from fastapi.testclient import TestClient
+
+    from groundsql.models import ScriptedModel
+
+    calls: list[int] = []
+
+    def slow(messages):
+        calls.append(1)
+        time.sleep(1.0)
+        return "```sql\nSELECT order_id FROM orders WHERE 1 = 0\n```"  # empty: refine would ask again
+
+    workspace = make_workspace(demo_db, tmp_path, model=ScriptedModel(default=slow), ask_timeout_s=0.3)
+    with TestClient(create_app(workspace)) as client:
+        response = client.post("/v1/ask", json={"question": "orders?"})
+        assert response.status_code == 504 and "cancelled" in response.json()["error"]["message"]
+        deadline = time.monotonic() + 10
+        while workspace.gate.admitted and time.monotonic() < deadline:
+            time.sleep(0.05)
+    assert workspace.gate.admitted == 0 and calls == [1]

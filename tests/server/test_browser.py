@@ -149,3 +149,20 @@ def test_ask_with_the_real_model(browser, music_db: Path, tmp_path: Path, local_
         assert ui.errors == [] and ui.external == []
         ui.close()
     workspace.close()
+
+
+def test_api_docs_page_works_offline(browser, demo_server) -> None:
+    context = browser.new_context(viewport={"width": 1200, "height": 800})
+    page = context.new_page()
+    errors: list[str] = []
+    outside: list[str] = []
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.on("request", lambda r: None if r.url.startswith(demo_server.url) or r.url.startswith("data:")
+            else outside.append(r.url))
+    page.goto(demo_server.url + "/docs")
+    page.wait_for_selector(".opblock", timeout=30_000)
+    assert page.locator(".opblock").count() >= 14
+    if SHOTS:
+        page.screenshot(path=str(Path(SHOTS) / "api-docs.png"))
+    assert errors == [] and outside == []
+    context.close()

@@ -182,7 +182,7 @@ def ask_in_conversation(
     evidence: str | None = None,
     trace: Trace | None = None,
     record: bool = True,
-    options: ConversationOptions | None = None,
+    conversation_options: ConversationOptions | None = None,
     **ask_options: Any,
 ) -> tuple[Answer, Turn]:
     """Answer the next question of a conversation and store the turn.
@@ -197,6 +197,7 @@ def ask_in_conversation(
         evidence: extra knowledge from the user.
         trace: the run's trace (the rewrite is recorded on it first).
         record: also log the run in the run store (its id goes on the turn).
+        conversation_options: how much history a follow-up sees.
         ask_options: passed on to `ask` (preset, samples, options, catalog).
 
     Returns:
@@ -204,7 +205,7 @@ def ask_in_conversation(
     """
     if ask is None:
         from groundsql.api import ask
-    options = options or ConversationOptions()
+    options = conversation_options or ConversationOptions()
     conversation = store.get(conversation_id)
     trace = trace if trace is not None else Trace()
     standalone = standalone_question(conversation.turns, question, model, dialect=db.dialect, trace=trace,

@@ -220,3 +220,13 @@ def test_a_question_past_its_time_limit_is_cancelled(demo_db: Path, tmp_path: Pa
         while workspace.gate.admitted and time.monotonic() < deadline:
             time.sleep(0.05)
     assert workspace.gate.admitted == 0 and calls == [1]
+
+
+def test_preset_options_reach_conversation_turns(demo_db: Path, tmp_path: Path) -> None:
+    from fastapi.testclient import TestClient
+
+    workspace = make_workspace(demo_db, tmp_path, preset_options={"refine_rounds": 0})
+    with TestClient(create_app(workspace)) as client:
+        conversation = client.post("/v1/conversations", json={}).json()["id"]
+        answer = client.post(f"/v1/conversations/{conversation}/ask", json={"question": "orders per month"})
+        assert answer.status_code == 200 and answer.json()["columns"] == ["month", "orders"]

@@ -36,13 +36,13 @@ MIGRATIONS: list[str] = [
         trace TEXT
     )""",
     # 2-3: conversations (multi-turn asking; see groundsql.conversations)
-    """CREATE TABLE conversations (
+    """CREATE TABLE IF NOT EXISTS conversations (
         id TEXT PRIMARY KEY,
         created_at REAL NOT NULL,
         database TEXT NOT NULL,
         title TEXT
     )""",
-    """CREATE TABLE conversation_turns (
+    """CREATE TABLE IF NOT EXISTS conversation_turns (
         id INTEGER PRIMARY KEY,
         conversation_id TEXT NOT NULL REFERENCES conversations(id),
         position INTEGER NOT NULL,

@@ -23,8 +23,10 @@ LAUNCH_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking
 SHOTS = os.environ.get("GROUNDSQL_SCREENSHOT_DIR")
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser():
+    """One Chromium for all the browser tests (they are all in this module); closing it at the module's end also
+    stops the event loop Playwright's sync API keeps on the main thread, which later tests may need free."""
     sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed "
                                    "(pip install 'groundsql[server]')")
     if not (Path(CHROMIUM).exists() or shutil.which(CHROMIUM)):

@@ -119,6 +119,7 @@ def test_token_required_when_configured(demo_db: Path, tmp_path: Path) -> None:
         assert client.get("/v1/databases").status_code == 401
         assert client.get("/v1/databases", headers={"Authorization": "Bearer wrong"}).status_code == 401
         assert client.get("/v1/databases", headers={"Authorization": "Bearer s3cret-token"}).status_code == 200
+        assert client.post("/mcp", json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"}).status_code == 401
         assert client.get("/").status_code == 200  # the page loads and asks for the token
 
 

@@ -102,3 +102,11 @@ def test_ask_with_the_real_model(music_db: Path, tmp_path: Path, local_model) ->
                 assert answer.content[0].text.startswith("SQL: ")
 
     run_async(main)
+
+
+def test_serve_also_answers_mcp_at_slash_mcp(live_server) -> None:
+    async def main() -> None:
+        async with Client(live_server.url + "/mcp") as client:
+            await _explore(client)
+
+    run_async(main)

@@ -110,7 +110,8 @@ def build_workspace(db_args: tuple[str, ...], config: dict[str, Any], model_spec
 @click.option("--record/--no-record", default=None, help="Log answers to the run store (default on).")
 def serve(db_args, config_path, host, port, model_spec, preset, preset_options, queue_size, model_concurrency,
           ask_timeout_s, statement_timeout_s, max_rows, record):
-    """Serve the HTTP API (/v1), the web UI (/) and API docs (/docs, offline) for one or more databases.
+    """Serve the web UI (/), the HTTP API (/v1), API docs (/docs, offline) and the MCP server (/mcp) for one or
+    more databases.
 
     \b
     Examples:
@@ -136,9 +137,9 @@ def serve(db_args, config_path, host, port, model_spec, preset, preset_options, 
     if preset_options:
         extra["preset_options"] = parse_preset_options(preset_options)
     workspace = build_workspace(db_args, config, model_spec, preset, extra)
-    app = create_app(workspace)
+    app = create_app(workspace, host=host)
     names = ", ".join(workspace.databases)
-    click.echo(f"groundsql: serving {names} at http://{host}:{port}/ (API docs at /docs) with "
+    click.echo(f"groundsql: serving {names} at http://{host}:{port}/ (API docs at /docs, MCP at /mcp) with "
                f"{workspace.model.spec}, preset {workspace.options.preset}", err=True)
     try:
         uvicorn.run(app, host=host, port=port, log_level="info", access_log=False,

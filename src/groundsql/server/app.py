@@ -16,6 +16,7 @@ from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.responses import FileResponse, JSONResponse, Response, StreamingResponse
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, Field
+from starlette.routing import Route
 
 import groundsql
 from groundsql.db.result import json_safe
@@ -69,15 +70,22 @@ class ConversationRequest(BaseModel):
 # -- the app ----------------------------------------------------------------------------------------------
 
 
-def create_app(workspace: Workspace) -> FastAPI:
-    """The ASGI app serving `workspace`: the API under /v1, the UI at /, docs at /docs."""
+def create_app(workspace: Workspace, *, mcp: bool = True, host: str = "127.0.0.1") -> FastAPI:
+    """The ASGI app serving `workspace`: the API under /v1, the UI at /, docs at /docs and, with `mcp` (when the
+    SDK is installed), the MCP server over streamable HTTP at /mcp. `host` is the address served (MCP checks the
+    Host header against it)."""
     options = workspace.options
     sql_pool = ThreadPoolExecutor(max_workers=options.sql_workers, thread_name_prefix="groundsql-sql")
     ask_pool = ThreadPoolExecutor(max_workers=workspace.gate.capacity, thread_name_prefix="groundsql-ask")
+    mcp_server, mcp_endpoint = _mcp_endpoint(workspace, host) if mcp else (None, None)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI):
-        yield
+        if mcp_server is not None:
+            async with mcp_server.session_manager.run():
+                yield
+        else:
+            yield
         cancelled = workspace.cancel_all()
         if cancelled:
             log.info("shutting down: cancelled %d run(s) in flight", cancelled)
@@ -268,7 +276,20 @@ def create_app(workspace: Workspace) -> FastAPI:
                                    swagger_favicon_url="/static/favicon.svg")
 
     app.mount("/static", StaticFiles(directory=str(STATIC)), name="static")
+    if mcp_endpoint is not None:
+        app.router.routes.append(Route("/mcp", endpoint=mcp_endpoint, include_in_schema=False))
     return app
+
+
+def _mcp_endpoint(workspace: Workspace, host: str) -> tuple[Any, Any]:
+    """The MCP server and its streamable-HTTP endpoint, or (None, None) without the SDK."""
+    try:
+        from groundsql.server.mcp_server import build_mcp_server
+    except ImportError:
+        return None, None
+    server = build_mcp_server(workspace)
+    starlette_app = server.streamable_http_app(streamable_http_path="/mcp", host=host)
+    return server, starlette_app.routes[0].endpoint
 
 
 class NotFound(ConfigError):

@@ -186,8 +186,10 @@ def test_openapi_and_offline_docs(client) -> None:
     docs = client.get("/docs").text
     assert "/static/vendor/swagger-ui-bundle.js" in docs and "cdn" not in docs.lower()
     assert client.get("/static/vendor/swagger-ui-bundle.js").status_code == 200
-    page = client.get("/").text
+    response = client.get("/")
+    page = response.text
     assert "/static/vendor/vega-embed.min.js" in page and "http" not in page.replace("http-equiv", "")
+    assert "connect-src 'self'" in response.headers["content-security-policy"]
 
 
 def test_cancelled_run_stops_at_its_next_step(workspace) -> None:

@@ -196,3 +196,20 @@ def test_abstention_shows_confidence_warnings_and_the_clarifying_question(browse
         assert ui.errors == [] and ui.external == []
         ui.close()
     workspace.close()
+
+
+def test_page_asks_for_the_token_when_the_api_needs_one(browser, demo_db: Path, tmp_path: Path) -> None:
+    workspace = make_workspace(demo_db, tmp_path, api_token="browser-token-123")
+    with BackgroundServer(create_app(workspace)) as server:
+        context = browser.new_context()
+        page = context.new_page()
+        page.goto(server.url)
+        page.locator("[data-testid=token]").wait_for()  # the schema request got 401: the token box shows
+        page.fill("[data-testid=token]", "browser-token-123")
+        page.click("#save-token")
+        page.wait_for_selector("[data-testid=schema] details[data-table=orders]")
+        page.fill("[data-testid=question]", "How many customers per region?")
+        page.press("[data-testid=question]", "Enter")
+        page.locator("[data-testid=result-table]").wait_for()
+        context.close()
+    workspace.close()

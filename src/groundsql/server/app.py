@@ -29,6 +29,11 @@ from groundsql.server.workspace import Workspace
 log = logging.getLogger("groundsql")
 STATIC = resources.files("groundsql.server").joinpath("static")
 STREAM_POLL_S = 0.25
+# The page talks to this server only; vega compiles its expressions with Function (hence 'unsafe-eval') and
+# vega-embed adds a style element.
+PAGE_POLICY = ("default-src 'self'; script-src 'self' 'unsafe-eval'; style-src 'self' 'unsafe-inline'; "
+               "img-src 'self' data: blob:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; "
+               "form-action 'none'")
 
 
 # -- request bodies ---------------------------------------------------------------------------------------
@@ -266,7 +271,9 @@ def create_app(workspace: Workspace, *, mcp: bool = True, host: str = "127.0.0.1
 
     @app.get("/", include_in_schema=False)
     async def index() -> FileResponse:
-        return FileResponse(str(STATIC.joinpath("index.html")), headers={"Cache-Control": "no-store"})
+        return FileResponse(str(STATIC.joinpath("index.html")), headers={
+            "Cache-Control": "no-store", "Content-Security-Policy": PAGE_POLICY, "X-Content-Type-Options": "nosniff",
+            "Referrer-Policy": "no-referrer"})
 
     @app.get("/docs", include_in_schema=False)
     async def docs() -> Response:

@@ -78,6 +78,10 @@ def test_sql_endpoint_runs_through_the_guard(client) -> None:
     broken = client.post("/v1/sql", json={"sql": "SELECT nope FROM orders"})
     assert broken.status_code == 400 and "nope" in broken.json()["error"]["message"]
     assert client.post("/v1/sql", json={"sql": "SELECT 1", "unexpected": 1}).status_code == 422
+    joined = client.post("/v1/sql", json={"sql": "SELECT region_name, full_name FROM customers "
+                                                 "JOIN regions USING (region_id) LIMIT 3"}).json()
+    assert joined["explanation"]["lineage"] == {"region_name": ["regions.region_name"],
+                                                "full_name": ["customers.full_name"]}  # unprofiled: schema types
 
 
 def test_conversation_follow_up_and_history(client) -> None:

@@ -154,8 +154,11 @@ def create_app(workspace: Workspace, *, mcp: bool = True, host: str = "127.0.0.1
 
     @v1.post("/sql", summary="Run one read-only statement through the SQL guard and limits")
     async def run_sql(body: SqlRequest) -> dict[str, Any]:
-        return await asyncio.wait_for(in_pool(sql_pool, workspace.run_sql, body.sql, body.database, body.max_rows),
-                                      timeout=options.statement_timeout_s + 5)
+        try:
+            return await asyncio.wait_for(in_pool(sql_pool, workspace.run_sql, body.sql, body.database,
+                                                  body.max_rows), timeout=options.statement_timeout_s + 5)
+        except asyncio.TimeoutError:
+            raise QueryTimeout(f"the statement did not finish within {options.statement_timeout_s:g} s") from None
 
     @v1.post("/ask", summary="Answer a question: SQL, table, confidence, warnings, explanation, chart")
     async def ask(body: AskRequest) -> dict[str, Any]:

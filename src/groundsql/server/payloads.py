@@ -55,17 +55,19 @@ def table_payload(result: Result | None) -> dict[str, Any]:
     return result.to_dict()
 
 
-def explained(sql: str, result: Result | None, dialect: str, catalog: Any) -> dict[str, Any]:
-    """The explanation of `sql` and the chart chosen for its result."""
+def explained(sql: str, result: Result | None, dialect: str, catalog: Any,
+              types: dict[str, dict[str, str]] | None = None) -> dict[str, Any]:
+    """The explanation of `sql` (lineage resolved with `types`, else the catalog's) and its result's chart."""
     if not sql:
         return {"explanation": None, "chart": None}
-    explanation = explain_sql(sql, dialect, schema_types(catalog))
+    explanation = explain_sql(sql, dialect, types or schema_types(catalog))
     return {"explanation": explanation.to_dict(),
             "chart": chart_for(result, explanation=explanation, catalog=catalog)}
 
 
 def answer_payload(answer: Answer, *, database: str, dialect: str, catalog: Any = None, run_id: int | None = None,
-                   turn: dict[str, Any] | None = None) -> dict[str, Any]:
+                   turn: dict[str, Any] | None = None, types: dict[str, dict[str, str]] | None = None
+                   ) -> dict[str, Any]:
     """An answer as the API returns it: SQL, table, confidence, warnings, explanation, chart, steps, run id."""
     data = answer.to_dict()
     data.pop("stages", None)
@@ -75,7 +77,7 @@ def answer_payload(answer: Answer, *, database: str, dialect: str, catalog: Any 
     data.update({
         "database": database, "run_id": run_id, "warnings": warnings,
         "clarification": answer.clarification,
-        **explained(answer.sql, answer.result, dialect, catalog),
+        **explained(answer.sql, answer.result, dialect, catalog, types),
         "steps": [step_payload(e) for e in answer.trace.events],
     })
     if turn is not None:
@@ -83,11 +85,12 @@ def answer_payload(answer: Answer, *, database: str, dialect: str, catalog: Any 
     return data
 
 
-def schema_types(catalog: Any) -> dict[str, dict[str, str]] | None:
-    """``{table: {column: type}}`` from a catalog, for lineage."""
-    if catalog is None:
+def schema_types(catalog: Any = None, schema: Any = None) -> dict[str, dict[str, str]] | None:
+    """``{table: {column: type}}`` from a catalog or a schema, for lineage."""
+    source = catalog.schema if catalog is not None else schema
+    if source is None:
         return None
-    return {t.name: {c.name: c.type or "TEXT" for c in t.columns} for t in catalog.schema.tables}
+    return {t.name: {c.name: c.type or "TEXT" for c in t.columns} for t in source.tables}
 
 
 def schema_payload(schema: Any, catalog: Any = None) -> dict[str, Any]:

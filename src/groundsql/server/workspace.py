@@ -20,7 +20,14 @@ from groundsql.pipelines import PRESETS
 from groundsql.runs import RunStore
 from groundsql.server.gate import ModelGate, RunCancelled, Ticket
 from groundsql.server.options import ServerOptions
-from groundsql.server.payloads import WatchedTrace, answer_payload, explained, schema_payload, table_payload
+from groundsql.server.payloads import (
+    WatchedTrace,
+    answer_payload,
+    explained,
+    schema_payload,
+    schema_types,
+    table_payload,
+)
 
 log = logging.getLogger("groundsql")
 
@@ -79,6 +86,7 @@ class Workspace:
         self.runs = runs or RunStore()
         self.conversations = ConversationStore(self.runs)
         self._catalogs: dict[str, Catalog | None] = {}
+        self._types: dict[str, dict[str, dict[str, str]] | None] = {}
         self._catalog_lock = threading.Lock()
         self._active: set[WatchedTrace] = set()
         self._active_lock = threading.Lock()
@@ -105,6 +113,14 @@ class Workspace:
                 catalog = build_catalog(db) if build else cached_catalog(db)
                 self._catalogs[name] = catalog
             return catalog
+
+    def column_types(self, name: str | None = None) -> dict[str, dict[str, str]] | None:
+        """``{table: {column: type}}`` of a database (introspected once), for lineage."""
+        name, db = self.database(name)
+        if name not in self._types:
+            catalog = self.catalog(name)
+            self._types[name] = schema_types(catalog, None if catalog is not None else introspect(db))
+        return self._types[name]
 
     def schema(self, name: str | None = None) -> dict[str, Any]:
         name, db = self.database(name)
@@ -141,7 +157,7 @@ class Workspace:
         result = db.execute(sql, max_rows=cap)
         return {"database": name, "sql": sql, **table_payload(result),
                 "elapsed_s": round(time.perf_counter() - started, 3),
-                **explained(sql, result, db.dialect, self.catalog(name))}
+                **explained(sql, result, db.dialect, self.catalog(name), self.column_types(name))}
 
     # -- asking -----------------------------------------------------------------------------------------
 
@@ -186,7 +202,7 @@ class Workspace:
                     turn_data = None
             self.gate.observe(time.perf_counter() - started)
             return answer_payload(answer, database=name, dialect=db.dialect, catalog=catalog, run_id=run_id,
-                                  turn=turn_data)
+                                  turn=turn_data, types=self.column_types(name))
         finally:
             with self._active_lock:
                 self._active.discard(trace)

@@ -7,7 +7,8 @@ from groundsql.catalog import Catalog, cached_catalog
 from groundsql.context import Context
 from groundsql.db import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_S, Database
 from groundsql.models import Model, load_model
-from groundsql.pipelines import DEFAULT_PRESET, run
+from groundsql.options import Options
+from groundsql.pipelines import DEFAULT_PRESET, preset_options, run
 from groundsql.trace import Trace
 
 
@@ -33,8 +34,9 @@ def ask(
     preset: str = DEFAULT_PRESET,
     evidence: str | None = None,
     samples: int = 1,
-    options: dict | None = None,
+    options: dict | Options | None = None,
     catalog: Catalog | bool | None = None,
+    models: dict[str, Model | str] | None = None,
     trace: Trace | None = None,
 ) -> Answer:
     """Answer a natural-language question with SQL.
@@ -46,10 +48,13 @@ def ask(
         preset: the pipeline to run (see `groundsql.pipelines.PRESETS`).
         evidence: extra knowledge to use (definitions, formulas, business rules).
         samples: candidates to sample where the preset samples.
-        options: preset options (e.g. ``refine_rounds``).
+        options: the preset's options (e.g. ``{"refine_rounds": 3}``; `groundsql presets --options PRESET`
+            lists them); an unknown key or a bad value raises `OptionsError` before anything runs.
         catalog: profiled metadata for linking (inferred keys, value index, descriptions): a `Catalog`, or True
             for the one `groundsql profile` cached for this database if its structure is unchanged (nothing is
             profiled here); None or False: linkers use declared keys and read values on the fly.
+        models: a model (or spec) per role, e.g. ``{"judge": "openai:gpt-4o-mini"}``; roles not named use
+            `model`.
         trace: the `Trace` to record the run on (a caller may watch it fill, or have recorded earlier steps).
 
     Returns:
@@ -59,12 +64,14 @@ def ask(
         from groundsql.errors import ConfigError
 
         raise ConfigError("the question is empty")
+    validated = preset_options(preset, options)
     database = db if isinstance(db, Database) else connect(db)
     chosen = model if isinstance(model, Model) else load_model(model)
     if catalog is True:
         catalog = cached_catalog(database)
-    ctx = Context(question=question.strip(), db=database, models={"default": chosen}, evidence=evidence,
-                  samples=samples, options=dict(options or {}), catalog=catalog or None,
+    roles = {role: m if isinstance(m, Model) else load_model(m) for role, m in (models or {}).items()}
+    ctx = Context(question=question.strip(), db=database, models={"default": chosen, **roles}, evidence=evidence,
+                  samples=samples, options=validated, catalog=catalog or None,
                   trace=trace if trace is not None else Trace())
     if ctx.catalog is not None:
         ctx.trace.note("catalog", fingerprint=ctx.catalog.fingerprint, enriched=ctx.catalog.enriched,

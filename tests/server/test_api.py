@@ -237,3 +237,10 @@ def test_preset_options_reach_conversation_turns(demo_db: Path, tmp_path: Path) 
         conversation = client.post("/v1/conversations", json={}).json()["id"]
         answer = client.post(f"/v1/conversations/{conversation}/ask", json={"question": "orders per month"})
         assert answer.status_code == 200 and answer.json()["columns"] == ["month", "orders"]
+
+
+def test_bad_preset_options_fail_at_start(demo_db: Path, tmp_path: Path) -> None:
+    from groundsql.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="refine_roundz"):
+        make_workspace(demo_db, tmp_path, preset_options={"refine_roundz": 1})

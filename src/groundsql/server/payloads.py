@@ -71,7 +71,7 @@ def answer_payload(answer: Answer, *, database: str, dialect: str, catalog: Any 
     """An answer as the API returns it: SQL, table, confidence, warnings, explanation, chart, steps, run id."""
     data = answer.to_dict()
     data.pop("stages", None)
-    warnings = list(answer.notes)
+    warnings = [*getattr(answer, "warnings", []), *answer.notes]  # sanity-check findings, then caveats
     if answer.result is not None and answer.result.truncated:
         warnings.append("the result was cut at the row limit")
     data.update({

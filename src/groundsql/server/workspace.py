@@ -16,7 +16,7 @@ from groundsql.conversations import ConversationStore, ask_in_conversation
 from groundsql.db import Database
 from groundsql.errors import ConfigError
 from groundsql.models import Model
-from groundsql.pipelines import PRESETS
+from groundsql.pipelines import PRESETS, preset_options
 from groundsql.runs import RunStore
 from groundsql.server.gate import ModelGate, RunCancelled, Ticket
 from groundsql.server.options import ServerOptions
@@ -73,6 +73,7 @@ class Workspace:
         self.options = options or ServerOptions()
         if self.options.preset not in PRESETS:
             raise ConfigError(f"unknown preset {self.options.preset!r}; choose one of: {', '.join(sorted(PRESETS))}")
+        preset_options(self.options.preset, self.options.preset_options)  # a bad option fails here, not per ask
         self.model = model
         self.databases: dict[str, Database] = {}
         for name, target in databases.items():

@@ -100,3 +100,19 @@ def test_config_file_is_checked(tmp_path: Path) -> None:
     bad.write_text("databse: x\n")
     with pytest.raises(ConfigError, match="unknown keys databse"):
         load_config(bad)
+
+
+@pytest.mark.integration
+def test_workspace_from_config_and_flags(demo_db: Path, music_db: Path) -> None:
+    from groundsql.cli.serve import build_workspace
+
+    config = {"databases": {"shop": str(demo_db)}, "model": "local:qwen2.5-coder-0.5b", "preset": "ssev",
+              "options": {"queue_size": 4}}
+    workspace = build_workspace((), config, None, None, {"max_rows": 50, "record": None})
+    assert list(workspace.databases) == ["shop"] and workspace.options.preset == "ssev"
+    assert workspace.options.queue_size == 4 and workspace.options.max_rows == 50 and workspace.options.record
+    assert workspace.gate.concurrency == 1  # the embedded model answers one question at a time
+    flags = build_workspace((f"m={music_db}",), config, None, "baseline", {})
+    assert list(flags.databases) == ["m"] and flags.options.preset == "baseline"
+    workspace.close()
+    flags.close()

@@ -11,6 +11,7 @@ from groundsql.inputs import check_evidence, check_question, check_samples
 from groundsql.models import Model, load_model
 from groundsql.options import Options
 from groundsql.pipelines import DEFAULT_PRESET, preset_options, run
+from groundsql.trace import Trace
 
 
 def connect(url: str, *, timeout_s: float = DEFAULT_TIMEOUT_S, max_rows: int = DEFAULT_MAX_ROWS,
@@ -40,6 +41,7 @@ def ask(
     options: dict | Options | None = None,
     catalog: Catalog | bool | None = None,
     models: dict[str, Model | str] | None = None,
+    trace: Trace | None = None,
 ) -> Answer:
     """Answer a natural-language question with SQL.
 
@@ -57,6 +59,7 @@ def ask(
             profiled here); None or False: linkers use declared keys and read values on the fly.
         models: a model (or spec) per role, e.g. ``{"judge": "openai:gpt-4o-mini"}``; roles not named use
             `model`.
+        trace: the `Trace` to record the run on (a caller may watch it fill, or have recorded earlier steps).
 
     Returns:
         The `Answer`: SQL, result, candidates, confidence and the trace of every call and query.
@@ -71,7 +74,8 @@ def ask(
         catalog = cached_catalog(database)
     roles = {role: m if isinstance(m, Model) else load_model(m) for role, m in (models or {}).items()}
     ctx = Context(question=question, db=database, models={"default": chosen, **roles}, evidence=evidence,
-                  samples=samples, options=validated, catalog=catalog or None)
+                  samples=samples, options=validated, catalog=catalog or None,
+                  trace=trace if trace is not None else Trace())
     if not (ctx.catalog.table_names if ctx.catalog is not None else ctx.schema.tables):
         raise ConfigError(f"{database.display} has no tables: there is nothing to ask about")
     if ctx.catalog is not None:

@@ -35,6 +35,27 @@ MIGRATIONS: list[str] = [
         elapsed_s REAL,
         trace TEXT
     )""",
+    # 2-3: conversations (multi-turn asking; see groundsql.conversations)
+    """CREATE TABLE IF NOT EXISTS conversations (
+        id TEXT PRIMARY KEY,
+        created_at REAL NOT NULL,
+        database TEXT NOT NULL,
+        title TEXT
+    )""",
+    """CREATE TABLE IF NOT EXISTS conversation_turns (
+        id INTEGER PRIMARY KEY,
+        conversation_id TEXT NOT NULL REFERENCES conversations(id),
+        position INTEGER NOT NULL,
+        created_at REAL NOT NULL,
+        question TEXT NOT NULL,
+        standalone TEXT NOT NULL,
+        sql TEXT,
+        run_id INTEGER,
+        columns TEXT,
+        preview TEXT,
+        row_count INTEGER,
+        error TEXT
+    )""",
 ]
 
 
@@ -90,6 +111,17 @@ class RunStore:
                  answer.elapsed_s, trace),
             )
             return int(cursor.lastrowid)
+
+    def get(self, run_id: int) -> dict[str, Any] | None:
+        """One run with its trace (decoded), or None."""
+        with self._connect() as conn:
+            conn.row_factory = sqlite3.Row
+            row = conn.execute("SELECT * FROM runs WHERE id = ?", (run_id,)).fetchone()
+        if row is None:
+            return None
+        data = dict(row)
+        data["trace"] = json.loads(data["trace"]) if data.get("trace") else []
+        return data
 
     def recent(self, limit: int = 20) -> list[dict[str, Any]]:
         with self._connect() as conn:

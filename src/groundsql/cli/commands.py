@@ -61,6 +61,10 @@ model_timeout_option = click.option(
 @preset_options
 @click.option("--clarify", is_flag=True, help="When confidence is low, return a clarifying question instead.")
 @click.option("--trace", "with_trace", is_flag=True, help="With --json, include every model call and query.")
+@click.option("--explain", is_flag=True, help="Also read the SQL back in plain words (from its syntax tree) with "
+                                              "the source columns of each result column.")
+@click.option("--chart", "chart_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              metavar="FILE", help="Write the automatic chart of the result to FILE (.png, .svg or .html).")
 @click.option("--record/--no-record", default=True, show_default=True,
               help="Log the run to the local run store (see `groundsql runs`).")
 @click.option("-v", "--verbose", count=True,
@@ -74,8 +78,8 @@ model_timeout_option = click.option(
 @model_timeout_option
 @json_option
 def ask(question, question_file, db_url, model_spec, preset, evidence, samples, linker, experts, model_for,
-        preset_options, clarify, with_trace, record, verbose, use_catalog, timeout_s, max_rows, allow_system_catalogs,
-        model_timeout_s, as_json):
+        preset_options, clarify, with_trace, explain, chart_path, record, verbose, use_catalog, timeout_s, max_rows,
+        allow_system_catalogs, model_timeout_s, as_json):
     """Answer QUESTION with SQL run read-only against --db.
 
     A question is at most 10,000 characters; give a long one with --question-file PATH or on stdin (QUESTION
@@ -106,8 +110,16 @@ def ask(question, question_file, db_url, model_spec, preset, evidence, samples, 
         from groundsql.runs import RunStore
 
         RunStore().record(answer, db.display)
+    from groundsql.cli.explain import explain_answer, write_chart
+
+    explanation = explain_answer(answer, db) if explain or chart_path else None
+    if chart_path:
+        write_chart(answer, explanation, db, chart_path)
     if as_json:
-        print_json(answer.to_dict(include_trace=with_trace))
+        data = answer.to_dict(include_trace=with_trace)
+        if explain and explanation is not None:
+            data["explanation"] = explanation.to_dict()
+        print_json(data)
         if answer.error:
             raise SystemExit(1)
         return
@@ -122,6 +134,10 @@ def ask(question, question_file, db_url, model_spec, preset, evidence, samples, 
         print_table(answer.result.columns, answer.to_dict()["rows"], answer.result.truncated)
     if answer.error:
         click.echo(f"the query failed: {answer.error}", err=True)
+    if explain and explanation is not None:
+        from groundsql.cli.explain import print_explanation
+
+        print_explanation(explanation)
     usage = answer.trace.usage()
     confidence = f" · confidence {answer.confidence:.2f}" if answer.confidence is not None else ""
     click.echo(

@@ -41,15 +41,20 @@ def _state(ctx: Context, the_plan: Plan | None = None) -> RecapState:
 # -- structured replies --------------------------------------------------------------------------------------
 
 
-def test_malformed_json_is_re_asked_and_then_given_up_without_crashing(music_db):
-    script = AgentScript(plan=["not json at all", "still {broken", plan("one step")])
+def test_malformed_json_is_repaired_or_re_asked_and_then_given_up_without_crashing(music_db):
+    script = AgentScript(plan=["not json at all", plan("one step")])
+    assert make_plan(_ctx(music_db, script.model), "schema", knowledge=[]).steps == ["one step"]  # the repair
+    script = AgentScript(plan=['{"steps": []}', '{"steps": [" "]}', plan("two steps")])
     ctx = _ctx(music_db, script.model)
-    result = make_plan(ctx, "schema", knowledge=[])
-    assert result is not None and result.steps == ["one step"]  # the provider's repair failed; our re-ask worked
+    assert make_plan(ctx, "schema", knowledge=[]).steps == ["two steps"]  # JSON that fails validation: re-asked
+    assert "That reply is not usable (steps" in script.model.calls[-1]["messages"][-1]["content"]
     script = AgentScript(plan=['{"steps": []}'] * 4)
     ctx = _ctx(music_db, script.model)
     assert make_plan(ctx, "schema", knowledge=[]) is None  # an empty plan never validates
     assert ctx.trace.notes("recap")[-1]["malformed"]
+    script = AgentScript(plan=["no", "still no", plan("never asked")])
+    ctx = _ctx(music_db, script.model)
+    assert make_plan(ctx, "schema", knowledge=[]) is None and script.calls("plan") == 2  # not JSON: no third try
 
 
 def test_a_failing_model_reads_as_no_reply(music_db):

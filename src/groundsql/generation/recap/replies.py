@@ -27,9 +27,10 @@ def ask_json(ctx: Context, step: str, prompt: str, reply_model: type[ReplyT], *,
              max_tokens: int = 300, system: str | None = None) -> ReplyT | None:
     """Ask `role` for a reply that validates as `reply_model`.
 
-    The model's JSON mode is used (the provider repairs one malformed reply); a reply that still fails pydantic's
-    validation is asked again once, with the problem named. Returns None when no valid reply came (or the model
-    failed), so callers always have a fallback path.
+    The model's JSON mode is used, and the provider repairs one malformed reply; a reply that is JSON but still
+    fails validation is asked again once, with the problem named (a reply that is not JSON even after the repair
+    is not asked a third time: small models that ramble past the token limit only ramble again). Returns None
+    when no valid reply came (or the model failed), so callers always have a fallback path.
     """
     schema = reply_model.model_json_schema()
     messages = ([{"role": "system", "content": system}] if system else []) + [{"role": "user", "content": prompt}]
@@ -45,21 +46,20 @@ def ask_json(ctx: Context, step: str, prompt: str, reply_model: type[ReplyT], *,
         if data is None:
             data, problem = parse_json(completion.text)
             if data is None:
-                problem = problem or "no JSON object found"
-        if data is not None:
-            try:
-                return reply_model.model_validate(data)
-            except ValidationError as exc:
-                problem = "; ".join(f"{'.'.join(str(p) for p in e['loc']) or 'reply'}: {e['msg']}"
-                                    for e in exc.errors()[:3])
+                break
+        try:
+            return reply_model.model_validate(data)
+        except ValidationError as exc:
+            problem = "; ".join(f"{'.'.join(str(p) for p in e['loc']) or 'reply'}: {e['msg']}"
+                                for e in exc.errors()[:3])
         if attempt == 1:
             messages = messages + [
                 {"role": "assistant", "content": completion.text},
                 {"role": "user", "content": f"That reply is not usable ({problem}). Reply again with only the JSON "
                                             "object described above."},
             ]
-    log.info("%s: no valid reply after a retry (%s)", step, problem)
-    ctx.trace.note("recap", agent=step, malformed=problem)
+    log.info("%s: no valid reply (%s)", step, problem)
+    ctx.trace.note("recap", agent=step, malformed=problem or "no JSON object found")
     return None
 
 

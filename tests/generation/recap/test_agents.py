@@ -201,6 +201,10 @@ def test_validator_checks_result_and_expected_format(music_db):
     assert not verdict.valid and verdict.columns_not_needed == ["age"] and "only names" in verdict.feedback()
     assert "2 column(s); the plan expected 1: name (TEXT)" in script.prompts["validate"][0]
     assert validate_result(ctx, both, the_plan).valid  # an unreadable verdict passes
+    script.queues["validate"] = ['{"valid_result": true, "columns_not_needed": ["age"]}',
+                                 '{"valid_result": true, "columns_not_needed": ["name", "age"]}']
+    assert not validate_result(ctx, both, the_plan).valid  # a column not needed fails a "valid" result
+    assert validate_result(ctx, both, the_plan).valid  # … unless it would drop every column
     calls = script.calls("validate")
     empty = execute_candidate(ctx, "SELECT name FROM singer WHERE age > 100", source="recap")
     assert validate_result(ctx, empty, the_plan).result_empty and script.calls("validate") == calls

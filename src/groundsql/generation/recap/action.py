@@ -12,7 +12,7 @@ from sqlglot import exp
 from sqlglot.errors import SqlglotError
 
 from groundsql.context import Context
-from groundsql.generation.recap.replies import Reply, ask_json
+from groundsql.generation.recap.replies import Reply, ask_json, short_text
 from groundsql.generation.recap.state import RecapState
 from groundsql.generation.recap.syntax import notes_text
 from groundsql.prompts import dialect_name, render
@@ -25,7 +25,7 @@ _ALIASES = {"sql": "run_sql", "execute": "run_sql", "exec_sql": "run_sql", "run"
 
 
 class ActionReply(Reply):
-    thought: str = ""
+    thought: str = Field("", json_schema_extra=short_text())
     # The enum reaches the provider's JSON schema (a grammar for the embedded model); other spellings that still
     # arrive are normalized below, and unknown ones are refused by `check_action`.
     action: str = Field(json_schema_extra={"enum": list(KINDS)})
@@ -42,7 +42,7 @@ class ActionReply(Reply):
 class Action:
     kind: str  # run_sql | inspect | terminate | invalid | repeated
     sql: str = ""
-    thought: str = ""
+    thought: str = Field("", json_schema_extra=short_text())
     reason: str = ""  # why an action was refused
 
     @property

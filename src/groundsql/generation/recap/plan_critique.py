@@ -6,13 +6,13 @@ from pydantic import Field
 
 from groundsql.context import Context
 from groundsql.generation.recap.planner import Plan
-from groundsql.generation.recap.replies import Reply, ask_json
+from groundsql.generation.recap.replies import Reply, ask_json, short_list
 from groundsql.prompts import render
 
 
 class PlanVerdict(Reply):
     # The reasons come first, so that a model writing left to right decides after giving them.
-    reasons: list[str] = Field(default_factory=list)
+    reasons: list[str] = Field(default_factory=list, json_schema_extra=short_list(5))
     update_plan: bool
 
 

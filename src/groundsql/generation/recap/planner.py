@@ -5,7 +5,7 @@ from __future__ import annotations
 from pydantic import Field, field_validator
 
 from groundsql.context import Context
-from groundsql.generation.recap.replies import Reply, ask_json
+from groundsql.generation.recap.replies import Reply, ask_json, short_list
 from groundsql.prompts import dialect_name, render
 
 MAX_STEPS = 8
@@ -19,7 +19,7 @@ class OutputColumn(Reply):
 class Plan(Reply):
     """What the planner returns; `steps` is never empty once validated."""
 
-    steps: list[str] = Field(min_length=1)
+    steps: list[str] = Field(min_length=1, json_schema_extra=short_list(MAX_STEPS))
     expected_columns: list[OutputColumn] = Field(default_factory=list)
 
     @field_validator("steps")

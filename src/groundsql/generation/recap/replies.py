@@ -17,6 +17,17 @@ log = logging.getLogger("groundsql")
 ReplyT = TypeVar("ReplyT", bound=BaseModel)
 
 
+def short_text(limit: int = 300) -> dict:
+    """JSON-schema bounds for a free-text field: they reach the grammar of the embedded model, which otherwise may
+    write until its token limit and leave truncated JSON."""
+    return {"maxLength": limit}
+
+
+def short_list(items: int, limit: int = 300) -> dict:
+    """JSON-schema bounds for a list of short texts."""
+    return {"maxItems": items, "items": {"type": "string", "maxLength": limit}}
+
+
 class Reply(BaseModel):
     """Base of the agents' reply models: extra keys a chatty model adds are ignored, not fatal."""
 

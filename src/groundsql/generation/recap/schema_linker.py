@@ -29,7 +29,7 @@ class LinkedTableReply(Reply):
 
 
 class LinkReply(Reply):
-    tables: list[LinkedTableReply] = Field(default_factory=list)
+    tables: list[LinkedTableReply] = Field(default_factory=list, json_schema_extra={"maxItems": 12})
 
 
 def relink(ctx: Context, sql: str, error: str, *, role: str = "generator") -> tuple[SchemaSubset, str]:

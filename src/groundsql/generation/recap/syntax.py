@@ -11,7 +11,7 @@ from pydantic import Field
 
 from groundsql.context import Context
 from groundsql.generation.recap.planner import Plan
-from groundsql.generation.recap.replies import Reply, ask_json
+from groundsql.generation.recap.replies import Reply, ask_json, short_list
 from groundsql.prompts import dialect_name, render
 
 TOPICS = ("dates", "text", "casting", "nulls", "limits", "aggregation")
@@ -54,7 +54,7 @@ _NOTES: dict[str, dict[str, str]] = {
 
 class SyntaxRequest(Reply):
     needed: bool
-    topics: list[str] = Field(default_factory=list)
+    topics: list[str] = Field(default_factory=list, json_schema_extra=short_list(len(TOPICS), 40))
 
 
 def dialect_notes(dialect: str, topics: list[str]) -> dict[str, str]:

@@ -1,6 +1,7 @@
 """Validator (after a query runs): its result against the question and the expected output format — columns
-not asked for, missing filters, an empty result, the wrong shape. A pass ends the loop; a fail re-enters it
-with the verdict as feedback. An unreadable verdict passes: the validator may ask for more work, never block."""
+not asked for, missing filters, an empty result, the wrong shape. A pass ends the loop; a fail (an invalid
+verdict, an empty result, or columns not needed) re-enters it with the verdict as feedback. An unreadable
+verdict passes: the validator may ask for more work, never block."""
 
 from __future__ import annotations
 
@@ -10,16 +11,16 @@ from groundsql.answer import Candidate
 from groundsql.context import Context
 from groundsql.generation.direct import evidence_block
 from groundsql.generation.recap.planner import Plan
-from groundsql.generation.recap.replies import Reply, ask_json
+from groundsql.generation.recap.replies import Reply, ask_json, short_list, short_text
 from groundsql.generation.validator import Verdict, result_digest
 from groundsql.prompts import render
 
 
 class ValidatorReply(Reply):
     valid_result: bool = Field(validation_alias=AliasChoices("valid_result", "valid"))
-    columns_not_needed: list[str] = Field(default_factory=list)
+    columns_not_needed: list[str] = Field(default_factory=list, json_schema_extra=short_list(10, 100))
     result_empty: bool = False
-    suggest_fix: str = ""
+    suggest_fix: str = Field("", json_schema_extra=short_text())
 
 
 def validate_result(ctx: Context, candidate: Candidate, plan: Plan, *, role: str = "judge") -> Verdict:
@@ -37,6 +38,10 @@ def validate_result(ctx: Context, candidate: Candidate, plan: Plan, *, role: str
     reply = ask_json(ctx, "recap:validate", prompt, ValidatorReply, role=role, max_tokens=200)
     if reply is None:
         return Verdict(valid=True)
-    return Verdict(valid=reply.valid_result,
-                   columns_not_needed=[c for c in reply.columns_not_needed if c in candidate.result.columns],
+    columns = list(candidate.result.columns)
+    unneeded = [c for c in dict.fromkeys(reply.columns_not_needed) if c in columns]
+    if len(unneeded) >= len(columns):
+        unneeded = []  # every column "not needed" says nothing
+    # As in the paper, columns the question does not need fail the result even when the verdict says valid.
+    return Verdict(valid=reply.valid_result and not unneeded, columns_not_needed=unneeded,
                    suggest_fix=reply.suggest_fix.strip()[:300])

@@ -24,12 +24,13 @@ def execute_candidate(ctx: Context, sql: str, *, source: str, role: str = "gener
 
 
 def refine(ctx: Context, candidate: Candidate, schema_text: str, *, rounds: int = 2,
-           role: str = "generator", retry_temperature: float | None = None) -> Candidate:
+           role: str = "generator", retry_temperature: float | None = None, hint: str = "") -> Candidate:
     """Up to `rounds` repair attempts while the candidate errors or returns nothing.
 
     Each attempt first tries the exact tree repairs (no model call, see `tree_repair`); only what they leave
     unfixed goes to the model, with their hints. Returns the first candidate that runs with rows; otherwise the
-    best one seen (a run with no rows beats an error), so failing candidates still reach voting.
+    best one seen (a run with no rows beats an error), so failing candidates still reach voting. `hint` is added
+    to every model round's targeted hint (recap: the latest critique and the expected output format).
     """
     options = ctx.settings(TreeRepairOptions)
     best = candidate
@@ -49,7 +50,7 @@ def refine(ctx: Context, candidate: Candidate, schema_text: str, *, rounds: int 
         if verdict.kind == "ok" or verdict.kind not in REPAIRABLE:
             break
         ctx.trace.note("refine", round=round_number, kind=verdict.kind)
-        revised = revise(ctx, current, schema_text, problem=verdict.problem, hint=verdict.hint + fixed.hint_text(),
+        revised = revise(ctx, current, schema_text, problem=verdict.problem, hint=verdict.hint + fixed.hint_text() + (f"\n{hint}" if hint else ""),
                          role=role, retry_temperature=retry_temperature)
         if revised is None:
             break

@@ -11,6 +11,7 @@ from pydantic import Field
 from groundsql.answer import Answer
 from groundsql.context import Context
 from groundsql.generation.recap import RecapLoopOptions, RecapRun, solve
+from groundsql.generation.tree_repair import TreeRepairOptions
 from groundsql.pipelines.registry import preset
 from groundsql.selection import SelectionOptions, learn, select
 from groundsql.selection.experts import resolve_experts
@@ -22,7 +23,7 @@ log = logging.getLogger("groundsql")
 UNVALIDATED_FACTOR = 0.5
 
 
-class RecapOptions(RecapLoopOptions, SelectionOptions):
+class RecapOptions(RecapLoopOptions, TreeRepairOptions, SelectionOptions):
     vote: Literal["majority", "wma", "rwma"] = Field("wma", description="voting method over all candidates")
 
 

@@ -180,3 +180,13 @@ def test_each_agent_turn_is_logged_for_verbose(music_db, caplog):
     assert agents == ["knowledge", "plan", "plan-critique", "syntax", "action",
                       "observation", "sql-critique", "validate", "done"]
     assert any("update: add a filter" in line for line in lines)
+
+
+def test_tree_repair_fixes_exact_slips_before_relinking_or_the_model(music_db):
+    slip = "SELECT T2.name FROM singer AS T1 JOIN song AS T2 ON T1.singer_id = T2.singer_id WHERE T2.title = 'Hey'"
+    script = AgentScript(action=[act("run_sql", slip)])
+    answer, ctx = _run(music_db, script)
+    assert answer.result.rows == [("Joe",)] and "T1.name" in answer.sql
+    assert "link" not in script.prompts and "refine" not in script.prompts
+    assert _turns(ctx, "tree-repair")[0]["rules"] == ["qualifier"]
+    assert any("repaired without a model call" in n for n in answer.notes)

@@ -26,6 +26,7 @@ from groundsql.generation.recap.state import RecapState
 from groundsql.generation.recap.syntax import retrieve_syntax
 from groundsql.generation.recap.validator import validate_result
 from groundsql.generation.refinement import execute_candidate
+from groundsql.generation.tree_repair import tree_repair
 from groundsql.generation.validator import result_digest
 from groundsql.options import Options
 
@@ -165,6 +166,11 @@ def _answer(ctx: Context, state: RecapState, sql: str, options: RecapLoopOptions
     say("observation", sql=sql, text=_outcome(candidate))
     if options.sql_critique:
         candidate = _critiqued(ctx, state, candidate, roles, say)
+    if needs_refinement(ctx, candidate):
+        fixed = tree_repair(ctx, candidate)  # exact fixes from the syntax tree, no model call
+        if fixed.repaired:
+            say("tree-repair", sql=fixed.candidate.sql, rules=[f.rule for f in fixed.fixes])
+            candidate = fixed.candidate
     kind = needs_refinement(ctx, candidate)
     if kind in NOT_FOUND and state.relinks < options.relink_limit:
         _relinked(ctx, state, candidate, roles, say)

@@ -1,5 +1,6 @@
-"""Self-refiner (on an execution error or an empty result): the shared repair round (`refinement.revise`) with
-the error taxonomy's targeted hint, the latest critique and the expected output format; bounded rounds."""
+"""Self-refiner (on an execution error or an empty result): the shared repair path (`refinement.refine`: exact
+tree repairs first, then model rounds with the error taxonomy's targeted hint), given the latest critique and the
+expected output format as well; bounded rounds."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from groundsql.answer import Candidate
 from groundsql.context import Context
 from groundsql.generation.diagnosis import diagnose
 from groundsql.generation.recap.state import RecapState
-from groundsql.generation.refinement import REPAIRABLE, revise
+from groundsql.generation.refinement import REPAIRABLE, refine
 
 RETRY_TEMPERATURE = 0.7
 
@@ -20,37 +21,19 @@ def needs_refinement(ctx: Context, candidate: Candidate) -> str | None:
 
 def self_refine(ctx: Context, candidate: Candidate, state: RecapState, *, rounds: int,
                 role: str = "generator") -> Candidate:
-    """Up to `rounds` repairs; returns the first candidate that runs with rows, else the best one seen."""
-    best = current = candidate
-    for round_number in range(1, rounds + 1):
-        verdict = diagnose(current.sql, current.result, current.error, ctx.schema)
-        if verdict.kind == "ok" or verdict.kind not in REPAIRABLE:
-            break
-        state.refine_rounds += 1
-        ctx.trace.note("recap", agent="self-refiner", round=round_number, kind=verdict.kind)
-        revised = revise(ctx, current, state.schema_text, problem=verdict.problem, hint=_hint(verdict.hint, state),
-                         role=role, retry_temperature=RETRY_TEMPERATURE)
-        if revised is None:
-            break
-        revised.rounds = candidate.rounds + round_number
-        current = revised
-        if _score(current) > _score(best):
-            best = current
-        if _score(current) == 2:
-            return current
-    return best
+    """Up to `rounds` model repairs; returns the first candidate that runs with rows, else the best one seen."""
+    before = len(ctx.trace.notes("refine"))
+    refined = refine(ctx, candidate, state.schema_text, rounds=rounds, role=role,
+                     retry_temperature=RETRY_TEMPERATURE, hint=feedback_hint(state))
+    state.refine_rounds += len(ctx.trace.notes("refine")) - before
+    return refined
 
 
-def _hint(hint: str, state: RecapState) -> str:
-    parts = [hint] if hint else []
+def feedback_hint(state: RecapState) -> str:
+    """What the loop knows that the taxonomy does not: the latest critique and the expected output format."""
+    parts = []
     if state.critique:
         parts.append(f"Earlier feedback: {state.critique}")
     if state.plan.expected_columns:
         parts.append(f"The answer should have these columns: {state.plan.format_text()}.")
     return "\n".join(parts)
-
-
-def _score(candidate: Candidate) -> int:
-    if not candidate.ok:
-        return 0
-    return 2 if candidate.result.row_count > 0 else 1

@@ -190,3 +190,19 @@ def test_tree_repair_fixes_exact_slips_before_relinking_or_the_model(music_db):
     assert "link" not in script.prompts and "refine" not in script.prompts
     assert _turns(ctx, "tree-repair")[0]["rules"] == ["qualifier"]
     assert any("repaired without a model call" in n for n in answer.notes)
+
+
+def test_ask_preset_recap_verbose_shows_each_agent(music_db, monkeypatch, caplog):
+    from click.testing import CliRunner
+
+    from groundsql.cli import cli, commands
+
+    script = AgentScript()
+    monkeypatch.setattr(commands, "load_model", lambda spec: script.model)
+    result = CliRunner().invoke(cli, ["ask", QUESTION, "--db", str(music_db), "--preset", "recap", "--verbose",
+                                      "--no-record"], catch_exceptions=False)
+    assert result.exit_code == 0 and "France" in result.stdout and "Joe" in result.stdout
+    lines = [r.getMessage() for r in caplog.records if r.getMessage().startswith("recap ")]
+    assert any(line.startswith("recap plan · v1: filter singer by country") for line in lines)
+    assert any(line.startswith("recap action · step 1 run_sql: SELECT name") for line in lines)
+    assert any(line == "recap validate · pass" for line in lines)

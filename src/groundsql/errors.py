@@ -33,3 +33,25 @@ class ModelNotInstalled(ModelError):
 
 class TransientModelError(ModelError):
     """A failure worth retrying: rate limits, timeouts, overloaded servers."""
+
+
+class ViewError(GroundsqlError):
+    """A view definition of the analysis DSL names something unknown or says something a view may not.
+
+    Attributes:
+        view: the view's name; where: the field at fault (e.g. ``dimensions[1].expr``); problem: what is wrong;
+        suggestions: the nearest real names (or allowed choices), best first.
+    """
+
+    def __init__(self, view: str, where: str, problem: str, suggestions: list[str] | None = None):
+        self.view, self.where, self.problem = view, where, problem
+        self.suggestions = list(suggestions or [])
+        hint = f"; did you mean: {', '.join(self.suggestions)}?" if self.suggestions else ""
+        super().__init__(f"view {view!r}, {where}: {problem}{hint}")
+
+    def to_dict(self) -> dict[str, object]:
+        return {"view": self.view, "where": self.where, "problem": self.problem, "suggestions": self.suggestions}
+
+
+class SandboxError(GroundsqlError):
+    """Code run in the analysis sandbox failed, ran out of a limit, or tried something the sandbox refuses."""

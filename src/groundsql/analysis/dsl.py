@@ -197,6 +197,7 @@ class ViewBatch(_Strict):
     thought: str = Field("", description="one or two sentences: what is still missing and how these views get it")
     views: list[View] = Field(default_factory=list)
     done: bool = Field(False, description="true when the views so far are enough to answer")
+    answer_view: str | None = Field(None, description="a view that is already the final answer, if one is")
 
 
 def view_json_schema() -> dict[str, Any]:
@@ -204,9 +205,13 @@ def view_json_schema() -> dict[str, Any]:
     return View.model_json_schema()
 
 
-def batch_json_schema() -> dict[str, Any]:
-    """The JSON schema of one fetching round's reply."""
-    return ViewBatch.model_json_schema()
+def batch_json_schema(*, require_view: bool = False) -> dict[str, Any]:
+    """The JSON schema of one fetching round's reply; with `require_view`, at least one view."""
+    schema = ViewBatch.model_json_schema()
+    if require_view:
+        schema["properties"]["views"]["minItems"] = 1
+        schema["required"] = sorted(set(schema.get("required", [])) | {"views"})
+    return schema
 
 
 def schema_text() -> str:

@@ -11,7 +11,7 @@ from groundsql.api import ask as ask_question
 from groundsql.api import connect
 from groundsql.cli.app import cli, configure_logging
 from groundsql.cli.options import experts_option, linker_option, parse_preset_options, preset_options
-from groundsql.cli.output import print_json, print_sql, print_table
+from groundsql.cli.output import print_analysis, print_json, print_sql, print_table
 from groundsql.db import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_S
 from groundsql.models import DEFAULT_MODEL, SPEC_HELP, load_model
 from groundsql.pipelines import DEFAULT_PRESET, DESCRIPTIONS
@@ -78,7 +78,10 @@ def ask(question, db_url, model_spec, preset, evidence, samples, linker, experts
         return
     if answer.clarification:
         click.echo(f"I need a clarification: {answer.clarification}")
-    print_sql(answer.sql)
+    if answer.views or answer.python_code is not None:
+        print_analysis(answer)
+    else:
+        print_sql(answer.sql)
     for note in answer.notes:
         click.echo(f"note: {note}", err=True)
     if answer.result is not None:

@@ -1,0 +1,281 @@
+"""Iterative data fetching (ProSPy §3.3, A.3): a plan, then rounds of view definitions that are compiled, run
+through the guarded `Database.execute` and materialized as CSV files in a private temporary folder.
+
+Each round shows the model the views fetched so far (columns, row counts, a compressed preview), so it can build
+on them. Budgets bound the rounds, the views and the rows kept per view. Malformed or failing definitions are
+repaired leniently, then sent back once or twice with the compiler's error (which names the nearest real names);
+they never end the run.
+"""
+
+from __future__ import annotations
+
+import csv
+import logging
+import shutil
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from groundsql.analysis.compile import CompiledView, ViewCompiler
+from groundsql.analysis.dsl import View
+from groundsql.analysis.functions import allowed_names
+from groundsql.analysis.repair import promote_known_source, repair_view
+from groundsql.context import Context
+from groundsql.db import Result
+from groundsql.db.result import json_safe
+from groundsql.errors import DatabaseError, ModelError, ViewError
+from groundsql.models.base import parse_json
+from groundsql.prompts import dialect_name, render
+
+log = logging.getLogger("groundsql")
+
+
+class FetchOptions(BaseModel):
+    """Budgets of the fetching loop."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    rounds: int = Field(3, ge=1, description="fetching rounds (model calls that define new views)")
+    max_views: int = Field(6, ge=1, description="views fetched in all")
+    max_rows: int = Field(10_000, ge=1, description="rows kept per view; longer results are cut and flagged")
+    preview_rows: int = Field(5, ge=1, description="rows of each view shown to the model")
+    fix_attempts: int = Field(2, ge=0, description="re-asks per round for views that fail to validate, compile or run")
+    plan: bool = Field(True, description="write a plan before the first round")
+    constrained: bool = Field(True, description="ask the model for schema-constrained JSON")
+    max_tokens: int = Field(900, ge=64, description="completion tokens per fetching call")
+
+
+@dataclass
+class FetchedView:
+    """One materialized view: its definition, the SQL that ran, and where its rows are."""
+
+    view: View
+    sql: str
+    columns: list[str]
+    row_count: int
+    truncated: bool
+    path: Path
+    result: Result
+
+    def describe(self, preview_rows: int) -> str:
+        more = " (cut at the row limit)" if self.truncated else ""
+        head = f"view {self.view.name}: {self.row_count} rows{more}; columns: {', '.join(self.columns)}"
+        return head + "\n" + _indent(self.result.summary(threshold=preview_rows, head=preview_rows))
+
+
+@dataclass
+class Fetch:
+    """What the fetching loop produced."""
+
+    plan: str = ""
+    views: list[FetchedView] = field(default_factory=list)
+    rounds: int = 0
+    problems: list[str] = field(default_factory=list)
+    answer_view: str | None = None
+
+    def view(self, name: str | None) -> FetchedView | None:
+        if not name:
+            return None
+        lowered = name.strip().lower()
+        return next((v for v in self.views if v.view.name.lower() == lowered), None)
+
+
+class ViewStore:
+    """A private temporary folder holding one CSV file per view; removed on `close` (or leaving a `with`)."""
+
+    def __init__(self) -> None:
+        self.folder = Path(tempfile.mkdtemp(prefix="groundsql-views-"))
+
+    def write(self, name: str, result: Result) -> Path:
+        path = self.folder / f"{name}.csv"
+        with open(path, "w", newline="", encoding="utf-8") as handle:
+            writer = csv.writer(handle)
+            writer.writerow(result.columns)
+            for row in result.rows:
+                writer.writerow(["" if v is None else json_safe(v) for v in row])
+        return path
+
+    def files(self) -> dict[str, Path]:
+        return {p.name: p for p in sorted(self.folder.glob("*.csv"))}
+
+    def close(self) -> None:
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+    def __enter__(self) -> ViewStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def plan_fetch(ctx: Context, schema_text: str) -> str:
+    """The planning step: which data, which joins, which intermediate views, what the last step computes."""
+    messages = [{"role": "user", "content": render(
+        "prospy_plan", dialect=dialect_name(ctx.db.dialect), question=ctx.question,
+        evidence_block=_evidence(ctx), schema=schema_text)}]
+    try:
+        text = ctx.chat("prospy.plan", messages, role="planner", max_tokens=300).text.strip()
+    except ModelError as exc:
+        log.warning("planning failed (%s); fetching without a plan", exc)
+        return ""
+    ctx.trace.note("prospy.plan", plan=text)
+    return text
+
+
+def fetch_views(ctx: Context, schema_text: str, tables: dict[str, list[str]], store: ViewStore,
+                options: FetchOptions | None = None) -> Fetch:
+    """Run the fetching loop.
+
+    Args:
+        ctx: the question's context (model calls and queries go through it).
+        schema_text: the pruned schema as the model should see it.
+        tables: every real table name → its columns (the compiler checks names against these).
+        store: where views are materialized.
+        options: budgets.
+
+    Returns:
+        The plan, the fetched views in order, and the problems met on the way.
+    """
+    options = options or FetchOptions()
+    fetch = Fetch(plan=plan_fetch(ctx, schema_text) if options.plan else "")
+    compiler = ViewCompiler(tables, ctx.db.dialect)
+    for round_index in range(options.rounds):
+        if len(fetch.views) >= options.max_views:
+            break
+        fetch.rounds = round_index + 1
+        messages = [{"role": "user", "content": _round_prompt(ctx, schema_text, fetch, options)}]
+        done, added = False, 0
+        for attempt in range(options.fix_attempts + 1):
+            reply = _ask(ctx, messages, options, step=f"prospy.views:{round_index + 1}", require_view=not fetch.views)
+            if reply is _FAILED:
+                fetch.problems.append(f"round {round_index + 1}: the model call failed")
+                done = True
+                break
+            if reply is None:
+                fetch.problems.append(f"round {round_index + 1}: the reply was not a JSON object")
+                messages = messages + [{"role": "assistant", "content": "(no usable JSON)"},
+                             {"role": "user", "content": "Reply with only the JSON object described above."}]
+                continue
+            text, data = reply
+            done = bool(data.get("done"))
+            fetch.answer_view = data.get("answer_view") if isinstance(data.get("answer_view"), str) else \
+                fetch.answer_view
+            problems, count = _take_views(ctx, data.get("views"), compiler, store, fetch, options)
+            if not fetch.views and not problems:
+                problems = ["no view was defined; define at least one view that fetches the data the question needs"]
+            added += count
+            fetch.problems += problems
+            if not problems or attempt == options.fix_attempts or len(fetch.views) >= options.max_views:
+                break
+            messages = messages + [{"role": "assistant", "content": text},
+                         {"role": "user", "content": render("prospy_views_fix", problems="\n".join(
+                             f"- {p}" for p in problems))}]
+        if done or added == 0:
+            break
+    ctx.trace.note("prospy.fetch", rounds=fetch.rounds, views=[v.view.name for v in fetch.views],
+                   problems=fetch.problems, answer_view=fetch.answer_view)
+    return fetch
+
+
+_FAILED: Any = object()  # the model call itself failed (after its retries): stop asking
+
+
+def _ask(ctx: Context, messages: list[dict[str, str]], options: FetchOptions, *, step: str,
+         require_view: bool) -> Any:
+    """One fetching call: (text, JSON object), None when the reply holds no JSON object, or `_FAILED`."""
+    from groundsql.analysis.dsl import batch_json_schema
+
+    schema = batch_json_schema(require_view=require_view) if options.constrained else None
+    try:
+        completion = ctx.chat(step, messages, role="generator", max_tokens=options.max_tokens, json_schema=schema)
+    except ModelError as exc:
+        log.warning("%s failed: %s", step, exc)
+        return _FAILED
+    text = completion.text
+    data = completion.data[0] if completion.data and isinstance(completion.data[0], dict) else None
+    if data is None:
+        value, _ = parse_json(text)
+        data = value if isinstance(value, dict) else None
+    if data is not None and "views" not in data and ("source" in data or "name" in data):
+        data = {"views": [data], "done": False}  # a lone view instead of a batch
+    return (text, data) if data is not None else None
+
+
+def _take_views(ctx: Context, raw_views: Any, compiler: ViewCompiler, store: ViewStore, fetch: Fetch,
+                options: FetchOptions) -> tuple[list[str], int]:
+    """Validate, compile, run and store each proposed view; returns problems (one line each) and how many were
+    added."""
+    if raw_views is None:
+        return [], 0
+    if isinstance(raw_views, dict):
+        raw_views = [raw_views]
+    if not isinstance(raw_views, list):
+        return ["'views' must be a list of view objects"], 0
+    problems, added = [], 0
+    for index, raw in enumerate(raw_views):
+        if len(fetch.views) >= options.max_views:
+            problems.append(f"view budget reached ({options.max_views}); later views were skipped")
+            break
+        repaired, notes = repair_view(raw, len(fetch.views) + index)
+        if isinstance(repaired, dict):
+            repaired = promote_known_source(repaired, lambda name: compiler.relation(name) is not None)
+        label = repaired.get("name") if isinstance(repaired, dict) else f"#{index + 1}"
+        try:
+            view = View.model_validate(repaired)
+        except ValidationError as exc:
+            problems.append(f"view {label!r}: " + _validation_text(exc))
+            continue
+        try:
+            compiled = compiler.compile(view)
+        except ViewError as exc:
+            problems.append(str(exc))
+            continue
+        fetched = _run(ctx, compiled, store, options)
+        if isinstance(fetched, str):
+            problems.append(f"view {view.name!r} failed to run: {fetched}")
+            continue
+        compiler.add(view)
+        fetch.views = [v for v in fetch.views if v.view.name.lower() != view.name.lower()] + [fetched]
+        ctx.trace.note("prospy.view", name=view.name, sql=fetched.sql, rows=fetched.row_count,
+                       truncated=fetched.truncated, definition=view.model_dump(exclude_defaults=True), notes=notes)
+        added += 1
+    return problems, added
+
+
+def _run(ctx: Context, compiled: CompiledView, store: ViewStore, options: FetchOptions) -> FetchedView | str:
+    sql = compiled.sql(ctx.db.dialect)
+    try:
+        result = ctx.query(sql, step="prospy.fetch", max_rows=options.max_rows)
+    except DatabaseError as exc:
+        return str(exc)
+    path = store.write(compiled.view.name, result)
+    return FetchedView(view=compiled.view, sql=sql, columns=list(result.columns), row_count=result.row_count,
+                       truncated=result.truncated, path=path, result=result)
+
+
+def _round_prompt(ctx: Context, schema_text: str, fetch: Fetch, options: FetchOptions) -> str:
+    views = "\n\n".join(v.describe(options.preview_rows) for v in fetch.views) or "(none yet)"
+    left = options.max_views - len(fetch.views)
+    budget = f"- You may define at most {left} more view(s)."
+    return render("prospy_views", dialect=dialect_name(ctx.db.dialect), question=ctx.question,
+                  evidence_block=_evidence(ctx), schema=schema_text, plan=fetch.plan or "(no plan)", views=views,
+                  functions=", ".join(allowed_names(ctx.db.dialect)), budget=budget)
+
+
+def _validation_text(exc: ValidationError, limit: int = 3) -> str:
+    parts = []
+    for error in exc.errors()[:limit]:
+        where = ".".join(str(p) for p in error.get("loc", ())) or "view"
+        parts.append(f"{where}: {error.get('msg', 'invalid')}")
+    return "; ".join(parts)
+
+
+def _evidence(ctx: Context) -> str:
+    return f"Additional knowledge: {ctx.evidence.strip()}\n" if ctx.evidence and ctx.evidence.strip() else ""
+
+
+def _indent(text: str) -> str:
+    return "\n".join("  " + line for line in text.splitlines())

@@ -125,3 +125,24 @@ def test_repair_view_maps_common_spellings() -> None:
     assert view["name"] == "a_b" and view["source"] == "t" and view["dimensions"] == ["x"]
     assert view["metrics"] == [{"agg": "mean", "expr": "y", "alias": "mean_y"}]
     assert view["conditions"] == [{"op": "==", "column": "z", "value": 1}] and notes == ["ignored unknown field 'extra'"]
+
+
+def test_an_aggregate_written_as_a_dimension_becomes_a_metric(music_db: Path) -> None:
+    view = {"name": "v", "source": "song", "dimensions": [{"expr": "singer_id"}, {"expr": "sum(sales)", "alias": "t"}]}
+    ctx, _ = context(music_db, [batch(view, done=True)])
+    with ViewStore() as store:
+        fetch = run(ctx, store, plan=False)
+    assert fetch.views[0].sql == ('SELECT "song"."singer_id", SUM("song"."sales") AS "t" FROM "song" '
+                                  'GROUP BY "song"."singer_id"')
+
+
+def test_on_the_last_attempt_a_view_is_salvaged_without_its_broken_parts(music_db: Path) -> None:
+    view = {"name": "v", "source": "song", "dimensions": [{"expr": "title"}, {"expr": "genre"}],
+            "conditions": [{"op": "=", "column": "mood", "value": "happy"}], "order": [{"expr": "title"}]}
+    ctx, model = context(music_db, [batch(view), batch(view, done=True)])
+    with ViewStore() as store:
+        fetch = run(ctx, store, plan=False, fix_attempts=1)
+    assert len(model.calls) == 2, "the model gets one chance to fix it first"
+    assert fetch.views[0].sql == 'SELECT "song"."title" FROM "song" ORDER BY "title"'
+    note = ctx.trace.notes("prospy.view")[0]
+    assert any("dropped dimensions[1]" in n for n in note["notes"]) and any("conditions[0]" in n for n in note["notes"])

@@ -22,7 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from groundsql.analysis.compile import CompiledView, ViewCompiler
 from groundsql.analysis.dsl import View
 from groundsql.analysis.functions import allowed_names
-from groundsql.analysis.repair import promote_known_source, repair_view
+from groundsql.analysis.repair import promote_known_source, repair_view, salvage
 from groundsql.context import Context
 from groundsql.db import Result
 from groundsql.db.result import json_safe
@@ -163,7 +163,8 @@ def fetch_views(ctx: Context, schema_text: str, tables: dict[str, list[str]], st
             done = bool(data.get("done"))
             fetch.answer_view = data.get("answer_view") if isinstance(data.get("answer_view"), str) else \
                 fetch.answer_view
-            problems, count = _take_views(ctx, data.get("views"), compiler, store, fetch, options)
+            problems, count = _take_views(ctx, data.get("views"), compiler, store, fetch, options,
+                                          salvage_last=attempt == options.fix_attempts)
             if not fetch.views and not problems:
                 problems = ["no view was defined; define at least one view that fetches the data the question needs"]
             added += count
@@ -205,9 +206,10 @@ def _ask(ctx: Context, messages: list[dict[str, str]], options: FetchOptions, *,
 
 
 def _take_views(ctx: Context, raw_views: Any, compiler: ViewCompiler, store: ViewStore, fetch: Fetch,
-                options: FetchOptions) -> tuple[list[str], int]:
+                options: FetchOptions, *, salvage_last: bool = False) -> tuple[list[str], int]:
     """Validate, compile, run and store each proposed view; returns problems (one line each) and how many were
-    added."""
+    added. With `salvage_last` (the round's last attempt), a view whose error lies in an optional part (a
+    dimension, metric, condition, join, order) is kept without that part rather than lost."""
     if raw_views is None:
         return [], 0
     if isinstance(raw_views, dict):
@@ -232,7 +234,11 @@ def _take_views(ctx: Context, raw_views: Any, compiler: ViewCompiler, store: Vie
             compiled = compiler.compile(view)
         except ViewError as exc:
             problems.append(str(exc))
-            continue
+            rescued = _salvaged(compiler, repaired, exc) if salvage_last else None
+            if rescued is None:
+                continue
+            view, compiled, dropped = rescued
+            notes += dropped
         fetched = _run(ctx, compiled, store, options)
         if isinstance(fetched, str):
             problems.append(f"view {view.name!r} failed to run: {fetched}")
@@ -243,6 +249,26 @@ def _take_views(ctx: Context, raw_views: Any, compiler: ViewCompiler, store: Vie
                        truncated=fetched.truncated, definition=view.model_dump(exclude_defaults=True), notes=notes)
         added += 1
     return problems, added
+
+
+def _salvaged(compiler: ViewCompiler, raw: dict, error: ViewError, tries: int = 4
+              ) -> tuple[View, CompiledView, list[str]] | None:
+    """Drop the parts errors point at, one at a time, until the view compiles (or give up)."""
+    dropped = []
+    for _ in range(tries):
+        smaller = salvage(raw, error.where)
+        if smaller is None:
+            return None
+        dropped.append(f"dropped {error.where.split('.')[0]} ({error.problem})")
+        raw = smaller
+        try:
+            view = View.model_validate(raw)
+            return view, compiler.compile(view), dropped
+        except ViewError as exc:
+            error = exc
+        except ValidationError:
+            return None
+    return None
 
 
 def _run(ctx: Context, compiled: CompiledView, store: ViewStore, options: FetchOptions) -> FetchedView | str:

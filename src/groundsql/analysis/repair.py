@@ -55,6 +55,7 @@ def repair_view(raw: Any, index: int = 0) -> tuple[Any, list[str]]:
             view[key] = [view[key]]
     if isinstance(view.get("dimensions"), list):
         view["dimensions"] = [_rename(d, _DIMENSION_KEYS) if isinstance(d, dict) else d for d in view["dimensions"]]
+        _aggregates_to_metrics(view)
     if isinstance(view.get("metrics"), list):
         view["metrics"] = [_metric(m) for m in view["metrics"]]
     for key in ("conditions", "having"):
@@ -95,6 +96,43 @@ def _strip_artifacts(value: Any) -> Any:
         match = _ARTIFACT.match(value.strip())
         return match.group(1) if match else value
     return value
+
+
+def _aggregates_to_metrics(view: dict) -> None:
+    """A dimension written as `sum(x)` is a metric."""
+    kept, moved = [], []
+    for item in view["dimensions"]:
+        expr = item.get("expr") if isinstance(item, dict) else item
+        match = _METRIC_CALL.match(expr) if isinstance(expr, str) else None
+        if match is None:
+            kept.append(item)
+            continue
+        agg, distinct, inner = match.groups()
+        agg = "count_distinct" if distinct and agg.lower() == "count" else agg.lower()
+        alias = item.get("alias") if isinstance(item, dict) else None
+        moved.append({"agg": agg, "expr": inner, "alias": alias or slug(f"{agg}_{inner}") or "value"})
+    if moved:
+        view["dimensions"] = kept
+        metrics = view.get("metrics")
+        view["metrics"] = (metrics if isinstance(metrics, list) else []) + moved
+
+
+def salvage(view: dict, where: str) -> dict | None:
+    """`view` without the optional part an error points at (`dimensions[2].expr`, `joins[0].on[1].left`, …), or
+    None when the error is in a part the view cannot do without (its source, name or last column)."""
+    match = re.match(r"^(dimensions|metrics|conditions|having|order|joins)\[(\d+)\]", where)
+    if not match:
+        return None
+    key, index = match.group(1), int(match.group(2))
+    items = view.get(key)
+    if not isinstance(items, list) or index >= len(items):
+        return None
+    rest = items[:index] + items[index + 1:]
+    remaining = [view.get(k) or [] for k in ("dimensions", "metrics") if k != key] + [rest if key in (
+        "dimensions", "metrics") else []]
+    if key in ("dimensions", "metrics") and not any(remaining):
+        return None
+    return {**view, key: rest}
 
 
 def slug(text: str) -> str:

@@ -78,7 +78,7 @@ def ask(question, db_url, model_spec, preset, evidence, samples, linker, experts
         return
     if answer.clarification:
         click.echo(f"I need a clarification: {answer.clarification}")
-    if answer.views or answer.python_code is not None:
+    if answer.views or answer.python_code is not None or answer.preset == "prospy":
         print_analysis(answer)
     else:
         print_sql(answer.sql)

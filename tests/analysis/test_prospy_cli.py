@@ -47,7 +47,8 @@ def test_prospy_end_to_end_with_the_small_model(demo_db: Path, local_model, tmp_
     env = {**os.environ, "GROUNDSQL_THREADS": "1", "GROUNDSQL_CACHE_DIR": str(tmp_path / "catalogs")}
     command = [sys.executable, "-m", "groundsql.cli", "ask", "How many customers are there in each region?",
                "--db", str(demo_db), "--model", TEST_MODEL, "--preset", "prospy", "--json", "--no-record",
-               "--option", "fetch_rounds=1", "--option", "view_fixes=1", "--option", "python_revisions=1"]
+               "--option", "fetch_rounds=1", "--option", "view_fixes=1", "--option", "python_revisions=1",
+               "--option", "plan=false"]
     out = subprocess.run(command, capture_output=True, text=True, timeout=900, env=env)
     payload = json.loads(out.stdout)
     assert payload["preset"] == "prospy"

@@ -146,3 +146,17 @@ def test_on_the_last_attempt_a_view_is_salvaged_without_its_broken_parts(music_d
     assert fetch.views[0].sql == 'SELECT "song"."title" FROM "song" ORDER BY "title"'
     note = ctx.trace.notes("prospy.view")[0]
     assert any("dropped dimensions[1]" in n for n in note["notes"]) and any("conditions[0]" in n for n in note["notes"])
+
+
+@pytest.mark.unit
+def test_the_example_view_names_real_tables_and_compiles(music_db: Path) -> None:
+    from groundsql.analysis.compile import ViewCompiler
+    from groundsql.analysis.dsl import View
+    from groundsql.analysis.fetching import example_view
+    from groundsql.catalog import introspect
+
+    schema = introspect(Database(str(music_db)))
+    example = json.loads(example_view(schema))
+    assert example["source"] == "song" and example["joins"][0]["table"] == "singer"
+    sql = ViewCompiler(tables_of(schema), "sqlite").compile(View.model_validate(example)).sql("sqlite")
+    assert sql.startswith('SELECT "singer"."name", COUNT(*) AS "row_count" FROM "song" JOIN "singer"')

@@ -45,7 +45,7 @@ def test_ask_prints_views_code_and_trace(music_db: Path, monkeypatch: pytest.Mon
 def test_prospy_end_to_end_with_the_small_model(demo_db: Path, local_model, tmp_path: Path) -> None:
     """Not a quality check: the real 0.5B model, the real CLI, a real table back, no crash."""
     env = {**os.environ, "GROUNDSQL_THREADS": "1", "GROUNDSQL_CACHE_DIR": str(tmp_path / "catalogs")}
-    command = [sys.executable, "-m", "groundsql.cli", "ask", "How many customers are there in each region?",
+    command = [sys.executable, "-m", "groundsql.cli", "ask", "What is the total quantity sold per product category?",
                "--db", str(demo_db), "--model", TEST_MODEL, "--preset", "prospy", "--json", "--no-record",
                "--option", "fetch_rounds=1", "--option", "view_fixes=1", "--option", "python_revisions=1",
                "--option", "plan=false"]

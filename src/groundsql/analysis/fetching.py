@@ -10,6 +10,7 @@ they never end the run.
 from __future__ import annotations
 
 import csv
+import json
 import logging
 import shutil
 import tempfile
@@ -23,6 +24,7 @@ from groundsql.analysis.compile import CompiledView, ViewCompiler
 from groundsql.analysis.dsl import View
 from groundsql.analysis.functions import allowed_names
 from groundsql.analysis.repair import promote_known_source, repair_view, salvage
+from groundsql.catalog.schema import Schema
 from groundsql.context import Context
 from groundsql.db import Result
 from groundsql.db.result import json_safe
@@ -125,8 +127,36 @@ def plan_fetch(ctx: Context, schema_text: str) -> str:
     return text
 
 
+def example_view(schema: Schema, names: list[str] | None = None) -> str:
+    """A view of the DSL's form over real tables of `schema` (the first of `names` that joins another), shown
+    to the model as the shape to follow: small models copy examples, so this one at least names real things."""
+    wanted = {n.lower() for n in names or []}
+    tables = [t for t in schema.tables if not wanted or t.name.lower() in wanted] or list(schema.tables)
+    if not tables:
+        return "{}"
+    kept = {t.name.lower(): t for t in tables}
+    table = next((t for t in tables if any(fk.ref_table.lower() in kept for fk in t.foreign_keys)), tables[0])
+    view: dict[str, Any] = {"name": f"{table.name.lower()}_summary", "source": table.name}
+    label, label_table = None, table
+    fk = next((fk for fk in table.foreign_keys if fk.ref_table.lower() in kept), None)
+    if fk is not None:
+        other = kept[fk.ref_table.lower()]
+        view["joins"] = [{"table": other.name, "type": "inner",
+                          "on": [[f"{table.name}.{a}", f"{other.name}.{b}"] for a, b in zip(fk.columns, fk.ref_columns)]}]
+        label_table = other
+    keys = {c.lower() for c in label_table.primary_key}
+    label = next((c.name for c in label_table.columns if c.name.lower() not in keys), None)
+    label = label or (label_table.columns[0].name if label_table.columns else None)
+    if label:
+        view["dimensions"] = [{"expr": f"{label_table.name}.{label}", "alias": label.lower()}]
+    view["metrics"] = [{"agg": "count", "expr": "*", "alias": "row_count"}]
+    view["order"] = [{"expr": "row_count", "desc": True}]
+    view["limit"] = 10
+    return json.dumps(view)
+
+
 def fetch_views(ctx: Context, schema_text: str, tables: dict[str, list[str]], store: ViewStore,
-                options: FetchOptions | None = None) -> Fetch:
+                options: FetchOptions | None = None, *, example: str = "") -> Fetch:
     """Run the fetching loop.
 
     Args:
@@ -146,7 +176,7 @@ def fetch_views(ctx: Context, schema_text: str, tables: dict[str, list[str]], st
         if len(fetch.views) >= options.max_views:
             break
         fetch.rounds = round_index + 1
-        messages = [{"role": "user", "content": _round_prompt(ctx, schema_text, fetch, options)}]
+        messages = [{"role": "user", "content": _round_prompt(ctx, schema_text, fetch, options, example)}]
         done, added = False, 0
         for attempt in range(options.fix_attempts + 1):
             reply = _ask(ctx, messages, options, step=f"prospy.views:{round_index + 1}", require_view=not fetch.views)
@@ -282,13 +312,14 @@ def _run(ctx: Context, compiled: CompiledView, store: ViewStore, options: FetchO
                        truncated=result.truncated, path=path, result=result)
 
 
-def _round_prompt(ctx: Context, schema_text: str, fetch: Fetch, options: FetchOptions) -> str:
+def _round_prompt(ctx: Context, schema_text: str, fetch: Fetch, options: FetchOptions, example: str) -> str:
     views = "\n\n".join(v.describe(options.preview_rows) for v in fetch.views) or "(none yet)"
     left = options.max_views - len(fetch.views)
     budget = f"- You may define at most {left} more view(s)."
     return render("prospy_views", dialect=dialect_name(ctx.db.dialect), question=ctx.question,
                   evidence_block=_evidence(ctx), schema=schema_text, plan=fetch.plan or "(no plan)", views=views,
-                  functions=", ".join(allowed_names(ctx.db.dialect)), budget=budget)
+                  functions=", ".join(allowed_names(ctx.db.dialect)), budget=budget,
+                  example=example or example_view(ctx.schema))
 
 
 def _validation_text(exc: ValidationError, limit: int = 3) -> str:

@@ -4,6 +4,7 @@ unknown keys dropped (and reported), missing aliases made up. Validation proper 
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
@@ -74,13 +75,27 @@ def promote_known_source(view: dict, known: Callable[[str], bool]) -> dict:
     """When the source names nothing real but a join names a real table, that table becomes the source (small
     models often invent a name for the view they are writing and put it in `source`)."""
     source, joins = view.get("source"), view.get("joins")
-    if not isinstance(source, str) or known(source) or not isinstance(joins, list):
+    if not isinstance(source, str) or known(source):
         return view
-    for index, join in enumerate(joins):
+    for index, join in enumerate(joins if isinstance(joins, list) else []):
         if isinstance(join, dict) and isinstance(join.get("table"), str) and known(join["table"]):
             rest = joins[:index] + joins[index + 1:]
             return {**view, "source": join["table"], "source_alias": join.get("alias"), "joins": rest}
+    named = Counter(name for name in _qualifiers(view) if known(name))
+    if named:  # no real table named anywhere but in the columns: the one they name most
+        return {**view, "source": named.most_common(1)[0][0], "source_alias": None, "joins": []}
     return view
+
+
+def _qualifiers(value: Any) -> list[str]:
+    """The `table` part of every `table.column` written in a view."""
+    if isinstance(value, dict):
+        return [q for k, v in value.items() if k not in ("value", "name", "alias", "source") for q in _qualifiers(v)]
+    if isinstance(value, list):
+        return [q for v in value for q in _qualifiers(v)]
+    if isinstance(value, str):
+        return re.findall(r"\b([A-Za-z_]\w*)\.[A-Za-z_]\w*", value)
+    return []
 
 
 _ARTIFACT = re.compile(r"^([A-Za-z_][\w.]*?)(?:\[[^\]]*\]|:[A-Z][A-Z0-9_()]*)+$")

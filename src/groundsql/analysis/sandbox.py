@@ -14,10 +14,8 @@ What it enforces (docs/analysis.md says plainly what it does not):
 
 from __future__ import annotations
 
-import ctypes
 import logging
 import os
-import resource
 import shutil
 import signal
 import subprocess
@@ -69,6 +67,24 @@ import os, sys
 ROOT = os.path.realpath(os.getcwd())
 SCRIPT = sys.argv[1]
 DENIED = tuple(os.path.realpath(p) for p in sys.argv[2:])
+
+def _limit():
+    import resource
+    names = ("RLIMIT_CPU", "RLIMIT_AS", "RLIMIT_FSIZE", "RLIMIT_NOFILE", "RLIMIT_NPROC", "RLIMIT_CORE")
+    for name, pair in zip(names, os.environ.pop("GROUNDSQL_SANDBOX_LIMITS").split(";")):
+        soft, hard = (int(v) for v in pair.split(","))
+        try:
+            resource.setrlimit(getattr(resource, name), (soft, hard))
+        except (ValueError, OSError):
+            pass
+    if os.environ.pop("GROUNDSQL_SANDBOX_NETNS", "") == "1":
+        try:
+            import ctypes
+            ctypes.CDLL(None, use_errno=True).unshare(0x40000000)  # CLONE_NEWNET: no interfaces at all
+        except Exception:
+            pass
+_limit()
+del _limit
 for name in os.environ.get("GROUNDSQL_SANDBOX_PRELOAD", "").split(","):
     if name:
         try:
@@ -195,14 +211,21 @@ def run_python(code: str, inputs: Mapping[str, Path | bytes | str] | None = None
 
 
 def _spawn(folder: Path, limits: SandboxLimits, denied: tuple[Path | str, ...]) -> tuple[int | None, bool]:
+    mib = 1024 * 1024
+    rlimits = ((limits.cpu_s, limits.cpu_s + 1),  # SIGXCPU at the soft limit, SIGKILL a second later
+               (limits.memory_mb * mib,) * 2, (limits.file_mb * mib,) * 2, (limits.open_files,) * 2,
+               (limits.processes,) * 2, (0, 0))
     env = {"PATH": "/usr/bin:/bin", "HOME": str(folder), "TMPDIR": str(folder), "LANG": "C.UTF-8",
            "LC_ALL": "C.UTF-8", "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
            "NUMEXPR_MAX_THREADS": "1", "MPLCONFIGDIR": str(folder), "PYTHONDONTWRITEBYTECODE": "1",
-           "GROUNDSQL_SANDBOX_PRELOAD": ",".join(limits.preload)}
+           "GROUNDSQL_SANDBOX_PRELOAD": ",".join(limits.preload),
+           "GROUNDSQL_SANDBOX_LIMITS": ";".join(f"{soft},{hard}" for soft, hard in rlimits),
+           "GROUNDSQL_SANDBOX_NETNS": "1" if sys.platform.startswith("linux") else "0"}
     command = [sys.executable, "-I", "-c", _BOOTSTRAP, SCRIPT_NAME, *(str(Path(p).resolve()) for p in denied)]
     with open(folder / ".stdout", "wb") as out, open(folder / ".stderr", "wb") as err:
+        # The child sets its own limits first thing (no preexec_fn: it is unsafe in a threaded parent).
         process = subprocess.Popen(command, cwd=folder, env=env, stdin=subprocess.DEVNULL, stdout=out, stderr=err,
-                                   start_new_session=True, close_fds=True, preexec_fn=_limiter(limits))
+                                   start_new_session=True, close_fds=True)
         try:
             process.wait(timeout=limits.timeout_s)
             timed_out = False
@@ -212,39 +235,6 @@ def _spawn(folder: Path, limits: SandboxLimits, denied: tuple[Path | str, ...]) 
             _kill_group(process.pid)
             process.wait()
     return process.returncode, timed_out
-
-
-def _limiter(limits: SandboxLimits):
-    """The child's first act after fork: its own rlimits, and no network where the kernel allows."""
-
-    libc = _libc()
-
-    def apply() -> None:
-        mib = 1024 * 1024
-        for kind, soft, hard in ((resource.RLIMIT_CPU, limits.cpu_s, limits.cpu_s + 1),  # SIGXCPU, then SIGKILL
-                                 (resource.RLIMIT_AS, limits.memory_mb * mib, limits.memory_mb * mib),
-                                 (resource.RLIMIT_FSIZE, limits.file_mb * mib, limits.file_mb * mib),
-                                 (resource.RLIMIT_NOFILE, limits.open_files, limits.open_files),
-                                 (resource.RLIMIT_NPROC, limits.processes, limits.processes),
-                                 (resource.RLIMIT_CORE, 0, 0)):
-            try:
-                resource.setrlimit(kind, (soft, hard))
-            except (ValueError, OSError):
-                pass
-        if libc is not None:
-            libc.unshare(0x40000000)  # CLONE_NEWNET: a network namespace with no interfaces
-
-    return apply
-
-
-def _libc():
-    """libc for unshare(2) on Linux (resolved in the parent: the child must not import after fork)."""
-    if not sys.platform.startswith("linux"):
-        return None
-    try:
-        return ctypes.CDLL(None, use_errno=True)
-    except OSError:
-        return None
 
 
 def _kill_group(pid: int) -> None:

@@ -51,6 +51,7 @@ class CompiledView:
     expression: exp.Select
     columns: list[str]
     depends_on: list[str] = field(default_factory=list)
+    body: exp.Select | None = field(default=None, repr=False)  # the view's own SELECT, without its CTEs
 
     def sql(self, dialect: str, *, pretty: bool = False) -> str:
         return portable(self.expression, dialect).sql(dialect=dialect, pretty=pretty)
@@ -82,17 +83,16 @@ class ViewCompiler:
         for name in ordered:
             alias = exp.TableAlias(this=exp.to_identifier(self.views[name].view.name, quoted=True))
             query = query.with_(alias, as_=self._bodies[name].copy(), copy=False)
-        compiled = CompiledView(view=view, expression=query, columns=columns,
-                                depends_on=[self.views[n.lower()].view.name for n in ordered])
-        compiled._body = body  # type: ignore[attr-defined]
-        return compiled
+        return CompiledView(view=view, expression=query, columns=columns,
+                            depends_on=[self.views[n].view.name for n in ordered], body=body)
 
     def add(self, view: View) -> CompiledView:
         """Compile `view` and make it readable by later views; a name already used is replaced."""
         compiled = self.compile(view)
         key = view.name.lower()
         self.views[key] = compiled
-        self._bodies[key] = compiled._body  # type: ignore[attr-defined]
+        assert compiled.body is not None
+        self._bodies[key] = compiled.body
         return compiled
 
     def relation(self, name: str) -> Relation | None:

@@ -186,13 +186,14 @@ def fetch_views(ctx: Context, schema_text: str, tables: dict[str, list[str]], st
                 break
             if reply is None:
                 fetch.problems.append(f"round {round_index + 1}: the reply was not a JSON object")
-                messages = messages + [{"role": "assistant", "content": "(no usable JSON)"},
-                             {"role": "user", "content": "Reply with only the JSON object described above."}]
+                messages = messages + [
+                    {"role": "assistant", "content": "(no usable JSON)"},
+                    {"role": "user", "content": "Reply with only the JSON object described above."}]
                 continue
             text, data = reply
             done = bool(data.get("done"))
-            fetch.answer_view = data.get("answer_view") if isinstance(data.get("answer_view"), str) else \
-                fetch.answer_view
+            if isinstance(data.get("answer_view"), str):
+                fetch.answer_view = data["answer_view"]
             problems, count = _take_views(ctx, data.get("views"), compiler, store, fetch, options,
                                           salvage_last=attempt == options.fix_attempts)
             if not fetch.views and not problems:
@@ -201,9 +202,8 @@ def fetch_views(ctx: Context, schema_text: str, tables: dict[str, list[str]], st
             fetch.problems += problems
             if not problems or attempt == options.fix_attempts or len(fetch.views) >= options.max_views:
                 break
-            messages = messages + [{"role": "assistant", "content": text},
-                         {"role": "user", "content": render("prospy_views_fix", problems="\n".join(
-                             f"- {p}" for p in problems))}]
+            fix = render("prospy_views_fix", problems="\n".join(f"- {p}" for p in problems))
+            messages = messages + [{"role": "assistant", "content": text}, {"role": "user", "content": fix}]
         if done or added == 0:
             break
     ctx.trace.note("prospy.fetch", rounds=fetch.rounds, views=[v.view.name for v in fetch.views],

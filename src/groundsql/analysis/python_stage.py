@@ -89,8 +89,9 @@ def analyse(ctx: Context, fetch: Fetch, options: PythonOptions | None = None) ->
         analysis.error = problem
         ctx.trace.note("prospy.python", attempt=attempt + 1, ok=False, problem=problem)
         detail = _stderr_tail(run.stderr) if not run.ok else ""
+        fix = render("prospy_python_fix", problem=(problem + detail).strip())
         messages = messages + [{"role": "assistant", "content": f"```python\n{code}\n```"},
-                     {"role": "user", "content": render("prospy_python_fix", problem=(problem + detail).strip())}]
+                               {"role": "user", "content": fix}]
     return analysis
 
 

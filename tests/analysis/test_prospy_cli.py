@@ -43,15 +43,17 @@ def test_ask_prints_views_code_and_trace(music_db: Path, monkeypatch: pytest.Mon
 @pytest.mark.e2e
 @pytest.mark.slow
 def test_prospy_end_to_end_with_the_small_model(demo_db: Path, local_model, tmp_path: Path) -> None:
-    """Not a quality check: the real 0.5B model, the real CLI, a real table back, no crash."""
+    """Not a quality check: the real 0.5B model, the real CLI, every stage (views, then sandboxed Python), a real
+    table back, no crash."""
     env = {**os.environ, "GROUNDSQL_THREADS": "1", "GROUNDSQL_CACHE_DIR": str(tmp_path / "catalogs")}
     command = [sys.executable, "-m", "groundsql.cli", "ask", "What is the total quantity sold per product category?",
                "--db", str(demo_db), "--model", TEST_MODEL, "--preset", "prospy", "--json", "--no-record",
                "--option", "fetch_rounds=1", "--option", "view_fixes=1", "--option", "python_revisions=1",
-               "--option", "plan=false"]
+               "--option", "plan=false", "--option", "python=always"]
     out = subprocess.run(command, capture_output=True, text=True, timeout=900, env=env)
     payload = json.loads(out.stdout)
     assert payload["preset"] == "prospy"
     assert payload["views"], payload.get("error")
     assert payload["columns"] and payload["row_count"] >= 1
-    assert payload["usage"]["llm_calls"] >= 1 and payload["usage"]["db_queries"] >= 1
+    assert payload["usage"]["llm_calls"] >= 2 and payload["usage"]["db_queries"] >= 1
+    assert payload["python_code"], "python=always runs the model's code in the sandbox (or falls back to the view)"

@@ -89,10 +89,12 @@ def test_no_view_at_all_is_an_error_not_a_crash(music_db: Path) -> None:
 
 
 def test_unknown_options_are_refused(music_db: Path) -> None:
-    from pydantic import ValidationError
+    from groundsql.errors import ConfigError
 
-    with pytest.raises(ValidationError):
+    with pytest.raises(ConfigError, match="python"):
         prospy(music_db, [], python="sometimes")
+    with pytest.raises(ConfigError, match="fetch_round"):
+        prospy(music_db, [], fetch_round=2)
 
 
 @pytest.mark.unit

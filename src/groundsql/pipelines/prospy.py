@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from groundsql.analysis.compile import tables_of
 from groundsql.analysis.fetching import Fetch, FetchedView, FetchOptions, ViewStore, example_view, fetch_views
@@ -14,16 +14,15 @@ from groundsql.analysis.sandbox import SandboxLimits
 from groundsql.answer import Answer
 from groundsql.context import Context
 from groundsql.errors import GroundsqlError
+from groundsql.linking.options import DEFAULT_FULL_BUDGET, LinkerChoice, LinkOptions
 from groundsql.linking.subset import SchemaSubset
 from groundsql.pipelines.registry import preset
 
 log = logging.getLogger("groundsql")
 
 
-class ProspyOptions(BaseModel):
+class ProspyOptions(LinkOptions, LinkerChoice):
     """Options of the `prospy` preset (`--option KEY=VALUE`)."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     python: Literal["auto", "always", "never"] = Field(
         "auto", description="run the Python stage: auto skips it when the model names a view that already answers")
@@ -39,19 +38,15 @@ class ProspyOptions(BaseModel):
     plan: bool = Field(True, description="write a plan before fetching")
     constrained: bool = Field(True, description="schema-constrained JSON for view definitions")
 
-    @classmethod
-    def from_context(cls, ctx: Context) -> ProspyOptions:
-        return cls.model_validate({k: v for k, v in ctx.options.items() if k in cls.model_fields})
-
 
 @preset("prospy", "ProSPy: profiling, progressive pruning, a plan, views fetched in rounds through a dialect-"
-                  "agnostic view DSL, then sandboxed Python analysis of the views (python=auto|always|never)")
-def prospy(ctx: Context) -> Answer:
-    """Options: see `ProspyOptions`; also `linker` (default 'progressive'; a schema that fits `link_full_budget`
-    is used whole)."""
-    options = ProspyOptions.from_context(ctx)
+                  "agnostic view DSL, then sandboxed Python analysis of the views (python=auto|always|never)",
+        options=ProspyOptions, linker="progressive")
+def prospy(ctx: Context, options: ProspyOptions) -> Answer:
+    """Profile, prune (the `progressive` linker; the whole schema when it fits `link_full_budget`), plan, fetch
+    views in rounds, then analyse them in Python (see `ProspyOptions`)."""
     _profile(ctx, options)
-    subset = _link(ctx)
+    subset = _link(ctx, options)
     schema_text = _schema_text(ctx, subset, options)
     tables = tables_of(_base_schema(ctx))
     fetch_options = FetchOptions(rounds=options.fetch_rounds, max_views=options.max_views, max_rows=options.view_rows,
@@ -79,15 +74,15 @@ def _profile(ctx: Context, options: ProspyOptions) -> None:
         log.warning("profiling failed (%s); using the introspected schema", exc)
 
 
-def _link(ctx: Context) -> SchemaSubset:
+def _link(ctx: Context, options: ProspyOptions) -> SchemaSubset:
     """Progressive pruning (ProSPy §3.2); a failure falls back to the whole schema."""
-    from groundsql.linking import link, linker_spec
-    from groundsql.linking.registry import DEFAULT_FULL_BUDGET
+    from groundsql.linking import link
 
-    if not ctx.options.get("linker"):
-        ctx.options.setdefault("link_full_budget", DEFAULT_FULL_BUDGET)
+    budget = options.link_full_budget
+    if budget is None and not options.linker:
+        budget = DEFAULT_FULL_BUDGET
     try:
-        return link(ctx, linker_spec(ctx, "progressive"))
+        return link(ctx, options.linker or "progressive", full_budget=budget)
     except (GroundsqlError, NotImplementedError) as exc:
         log.warning("schema pruning failed (%s); using the whole schema", exc)
         ctx.trace.note("link", linker="failed", error=str(exc))

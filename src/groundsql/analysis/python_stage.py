@@ -16,6 +16,7 @@ from groundsql.analysis.fetching import Fetch
 from groundsql.analysis.sandbox import SandboxLimits, run_python
 from groundsql.context import Context
 from groundsql.db import Result
+from groundsql.db.result import json_safe
 from groundsql.errors import ModelError
 from groundsql.prompts import render
 
@@ -138,12 +139,17 @@ def _typed(cell: str) -> Any:
 
 
 def _files_text(fetch: Fetch, preview_rows: int) -> str:
+    """Each view's file: its name, size and columns, then its first rows as CSV (only these files exist)."""
     lines = []
     for view in fetch.views:
         more = " (cut at the row limit)" if view.truncated else ""
-        lines.append(f"{view.path.name}: {view.row_count} rows{more}; columns: {', '.join(view.columns)}")
-        lines.append("\n".join("  " + line for line in
-                               view.result.summary(threshold=preview_rows, head=preview_rows).splitlines()))
+        shown = min(preview_rows, view.row_count)
+        lines.append(f"- {view.path.name}: {view.row_count} rows{more}; first {shown}:")
+        buffer = io.StringIO()
+        writer = csv.writer(buffer, lineterminator="\n")
+        writer.writerow(view.columns)
+        writer.writerows([["" if v is None else json_safe(v) for v in row] for row in view.result.rows[:shown]])
+        lines += ["    " + line for line in buffer.getvalue().splitlines()]
     return "\n".join(lines) or "(no files)"
 
 

@@ -57,3 +57,32 @@ def test_prospy_end_to_end_with_the_small_model(demo_db: Path, local_model, tmp_
     assert payload["columns"] and payload["row_count"] >= 1
     assert payload["usage"]["llm_calls"] >= 2 and payload["usage"]["db_queries"] >= 1
     assert payload["python_code"], "python=always runs the model's code in the sandbox (or falls back to the view)"
+
+
+def _api_reply(messages: list[dict[str, str]]) -> str:
+    """An OpenAI-compatible stand-in that answers each prospy step as a capable model would."""
+    prompt = messages[0]["content"]
+    if prompt.startswith("You are planning"):
+        return "1. sum song sales per singer (song joins singer)\n2. in Python: keep the best seller"
+    if prompt.startswith("You fetch data"):
+        return json.dumps({"thought": "", "views": [SALES], "done": True, "answer_view": None})
+    return CODE
+
+
+@pytest.mark.integration
+def test_prospy_through_an_openai_compatible_server(music_db: Path, tmp_path: Path) -> None:
+    """The API path: the real OpenAI client, JSON mode instead of a grammar, the CLI in a child process."""
+    pytest.importorskip("openai")
+    pytest.importorskip("pandas")
+    from tests.reliability.fault_server import FaultServer
+
+    env = {**os.environ, "GROUNDSQL_CACHE_DIR": str(tmp_path / "catalogs"), "OPENAI_API_KEY": "test"}
+    with FaultServer(respond=_api_reply) as server:
+        command = [sys.executable, "-m", "groundsql.cli", "ask", "Who sells most?", "--db", str(music_db),
+                   "--model", server.spec, "--preset", "prospy", "--json", "--no-record"]
+        out = subprocess.run(command, capture_output=True, text=True, timeout=300, env=env)
+    assert out.returncode == 0, out.stderr
+    payload = json.loads(out.stdout)
+    assert payload["columns"] == ["name"] and payload["rows"] == [["Joe"]]
+    assert payload["views"][0]["name"] == "singer_sales" and "nlargest" in payload["python_code"]
+    assert payload["usage"]["llm_calls"] == 3

@@ -100,8 +100,9 @@ def test_ask_follow_up_edit_sql_chart_and_csv(browser, demo_server, tmp_path: Pa
               "GROUP BY r.country ORDER BY n")
     second.locator("[data-testid=sql]").fill(edited)
     second.locator("[data-testid=run-sql]").click()
-    second.locator("[data-testid=result-table] th", has_text="n").first.wait_for()
-    assert second.locator("[data-testid=result-table] th").all_inner_texts() == ["country", "n"]
+    from playwright.sync_api import expect
+
+    expect(second.locator("[data-testid=result-table] th")).to_have_text(["country", "n"])  # the re-run's table
     second.locator("[data-testid=result-table] th").nth(1).click()  # sort by n, ascending
     counts = [int(v) for v in second.locator("[data-testid=result-table] tbody td.num").all_inner_texts()]
     assert counts == sorted(counts)

@@ -1,6 +1,6 @@
 """Presets: short readable functions composing the stages. Importing this package registers them all."""
 
-from groundsql.pipelines import apex, auto, baseline, recap, ssev  # noqa: F401  (registers apex, auto, baseline, recap, refine, ssev)
+from groundsql.pipelines import apex, auto, baseline, prospy, recap, ssev  # noqa: F401  (registers them, and refine)
 from groundsql.pipelines.registry import (
     DEFAULT_PRESET,
     DESCRIPTIONS,

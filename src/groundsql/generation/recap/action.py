@@ -19,7 +19,7 @@ from groundsql.prompts import dialect_name, render
 from groundsql.sql.extract import extract_sql
 
 KINDS = ("run_sql", "inspect", "terminate")
-LAST_STEP = "This is the last step: use run_sql with the full query that answers the question.\n"
+FORCED = "Now use run_sql with the full query that answers the question.\n"
 _ALIASES = {"sql": "run_sql", "execute": "run_sql", "exec_sql": "run_sql", "run": "run_sql", "query": "run_sql",
             "explore": "inspect", "look": "inspect", "stop": "terminate", "done": "terminate", "finish": "terminate"}
 
@@ -38,6 +38,12 @@ class ActionReply(Reply):
         return _ALIASES.get(key, key)
 
 
+class AnswerNowReply(ActionReply):
+    """The reply when the loop needs an answer query now: its schema allows `run_sql` only."""
+
+    action: str = Field(json_schema_extra={"enum": ["run_sql"]})
+
+
 @dataclass
 class Action:
     kind: str  # run_sql | inspect | terminate | invalid | repeated
@@ -50,18 +56,20 @@ class Action:
         return self.kind in ("run_sql", "inspect")
 
 
-def next_action(ctx: Context, state: RecapState, *, role: str = "generator", last: bool = False) -> Action:
-    """Ask for the next action and check it; a refused action comes back as `invalid` or `repeated`. With `last`
-    (the final step and no answer yet), the agent is told to run its answer query now."""
+def next_action(ctx: Context, state: RecapState, *, role: str = "generator", answer_now: bool = False) -> Action:
+    """Ask for the next action and check it; a refused action comes back as `invalid` or `repeated`. With
+    `answer_now` (the last step without an answer yet, or after refused actions in a row) the agent is told to
+    run its answer query, and the reply's schema allows nothing else (a grammar for the embedded model)."""
     prompt = render(
         "recap_action", dialect=dialect_name(ctx.db.dialect), schema=state.schema_text, question=ctx.question,
         plan=state.plan.text(), step=state.current_step(), output_format=state.plan.format_text() or "(not given)",
         syntax=f"Syntax notes:\n{notes_text(state.syntax)}\n" if state.syntax else "",
         history="\n".join(state.history[-4:]) or "(none yet)",
         observation=state.observation or "(nothing yet)", critique=state.critique or "(none)",
-        last=LAST_STEP if last else "",
+        forced=FORCED if answer_now else "",
     )
-    reply = ask_json(ctx, "recap:action", prompt, ActionReply, role=role, max_tokens=320)
+    reply = ask_json(ctx, "recap:action", prompt, AnswerNowReply if answer_now else ActionReply, role=role,
+                     max_tokens=320)
     if reply is None:
         return Action(kind="invalid", reason="the reply was not a valid action")
     return check_action(reply, state, ctx.db.dialect)

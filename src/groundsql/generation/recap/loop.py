@@ -32,6 +32,9 @@ from groundsql.options import Options
 
 log = logging.getLogger("groundsql")
 
+#: Refused actions in a row after which, while nothing has answered yet, the agent must run its answer query.
+MAX_REFUSED = 2
+
 #: Receives (agent, data) after each agent's turn.
 TurnListener = Callable[[str, dict], None]
 
@@ -132,10 +135,13 @@ def _say_plan(state: RecapState, say, *, fallback: bool = False) -> None:
 
 def _step(ctx: Context, state: RecapState, options: RecapLoopOptions, roles: AgentRoles, say) -> None:
     """One action: refused, terminate, inspect, or an answer query with its critique, repair and validation."""
-    last = state.steps == options.max_steps - 1 and not any(c.ok for c in state.attempts)
-    action = next_action(ctx, state, role=roles.actor, last=last)
+    no_answer = not any(c.ok for c in state.attempts)
+    answer_now = no_answer and (state.steps == options.max_steps - 1 or state.refused_in_a_row >= MAX_REFUSED)
+    action = next_action(ctx, state, role=roles.actor, answer_now=answer_now)
     state.steps += 1
-    say("action", number=state.steps, action=action.kind, sql=action.sql, thought=action.thought, reason=action.reason)
+    say("action", number=state.steps, action=action.kind, sql=action.sql, thought=action.thought, reason=action.reason,
+        forced=answer_now)
+    state.refused_in_a_row = state.refused_in_a_row + 1 if action.kind in ("invalid", "repeated") else 0
     if action.kind in ("invalid", "repeated"):
         state.critique = f"Your last action was refused: {action.reason}."
         state.history.append(f"{state.steps}. {action.kind} action, refused: {action.reason}")

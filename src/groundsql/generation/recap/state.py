@@ -20,6 +20,7 @@ class RecapState:
     observation: str = ""  # what the last executed action returned
     plan_step: int = 0  # index of the plan step the action agent works on
     steps: int = 0  # actions taken (the step limit counts these)
+    refused_in_a_row: int = 0  # invalid or repeated actions since the last one that ran
     done: set[tuple[str, str]] = field(default_factory=set)  # (action, normalized SQL) already executed
     history: list[str] = field(default_factory=list)  # one line per action, for the action agent's prompt
     attempts: list[Candidate] = field(default_factory=list)  # every query run as an answer, in order

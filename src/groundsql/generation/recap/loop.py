@@ -33,7 +33,7 @@ from groundsql.options import Options
 log = logging.getLogger("groundsql")
 
 #: Refused actions in a row after which, while nothing has answered yet, the agent must run its answer query.
-MAX_REFUSED = 2
+MAX_REFUSED = 1
 
 #: Receives (agent, data) after each agent's turn.
 TurnListener = Callable[[str, dict], None]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pydantic import Field
+from pydantic import ConfigDict, Field
 
 from groundsql.context import Context
 from groundsql.generation.recap.planner import Plan
@@ -11,7 +11,10 @@ from groundsql.prompts import render
 
 
 class PlanVerdict(Reply):
-    # The reasons come first, so that a model writing left to right decides after giving them.
+    # The reasons come first and are required in the schema given to the model (a grammar for the embedded one),
+    # so that a model writing left to right decides after giving them.
+    model_config = ConfigDict(extra="ignore", json_schema_extra={"required": ["reasons", "update_plan"]})
+
     reasons: list[str] = Field(default_factory=list, json_schema_extra=short_list(5))
     update_plan: bool
 

@@ -217,3 +217,12 @@ def test_an_agent_stuck_on_inspecting_is_made_to_answer(music_db):
     assert answer.sql == count and answer.result.rows == [(2,)]
     forced = [c for c in script.model.calls if "one action at a time" in c["messages"][-1]["content"]][-1]
     assert forced["json_schema"]["properties"]["action"]["enum"] == ["run_sql"]  # the grammar allows nothing else
+
+
+def test_unreadable_actions_leave_a_serializable_trace(music_db):
+    import json
+
+    script = AgentScript(action=["garbage"] * 6)
+    answer, ctx = _run(music_db, script, max_steps=2)
+    assert [t["reason"] for t in _turns(ctx, "action")] == ["the reply was not a valid action"] * 2
+    assert json.loads(json.dumps(answer.to_dict(include_trace=True)))["trace"]

@@ -48,7 +48,7 @@ class AnswerNowReply(ActionReply):
 class Action:
     kind: str  # run_sql | inspect | terminate | invalid | repeated
     sql: str = ""
-    thought: str = Field("", json_schema_extra=short_text())
+    thought: str = ""
     reason: str = ""  # why an action was refused
 
     @property

@@ -170,7 +170,7 @@ def _decide(run: _Run) -> Decision:
         decision = reply.value
         decision.sql = extract_sql(decision.sql, ctx.db.dialect) or decision.sql.strip()
         return decision
-    sql = extract_sql(reply.text, ctx.db.dialect)
+    sql = next((found for text in reply.texts if (found := extract_sql(text, ctx.db.dialect))), "")
     fallback = Decision(action="emit", sql=sql) if sql else Decision(action="delegate")
     ctx.trace.note("agentnlq", stage="decision-fallback", problem=reply.problem, action=fallback.action)
     return fallback

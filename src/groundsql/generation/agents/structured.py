@@ -26,10 +26,10 @@ M = TypeVar("M", bound=BaseModel)
 @dataclass
 class Structured(Generic[M]):
     """What a structured call returned: the validated `value` (None when even the re-ask failed), the raw
-    text of the last reply, and the problem with it."""
+    texts of the replies in order, and the problem with the last one."""
 
     value: M | None
-    text: str
+    texts: list[str]
     problem: str | None = None
 
 
@@ -45,12 +45,12 @@ def ask_structured(ctx: Context, step: str, messages: list[Message], model: type
     reply = _call(ctx, step, messages, role=role, max_tokens=max_tokens, temperature=temperature,
                   schema=schema if constrained else None)
     if reply is None:
-        return Structured(None, "", "the model call failed")
+        return Structured(None, [], "the model call failed")
     value, problem = validated(reply, model)
     if value is not None:
-        return Structured(value, reply)
+        return Structured(value, [reply])
     log.debug("%s: malformed reply (%s); asking again", step, problem)
-    ctx.trace.note("agentnlq", stage="malformed", step=step, problem=problem)
+    ctx.trace.note("agentnlq", stage="malformed", call=step, problem=problem)
     again = messages + [
         {"role": "assistant", "content": reply},
         {"role": "user", "content": f"That reply cannot be used: {problem}. Answer again with only one JSON "
@@ -59,9 +59,9 @@ def ask_structured(ctx: Context, step: str, messages: list[Message], model: type
     retry = _call(ctx, f"{step}:reask", again, role=role, max_tokens=max_tokens, temperature=0.0,
                   schema=schema if constrained else None)
     if retry is None:
-        return Structured(None, reply, problem)
+        return Structured(None, [reply], problem)
     value, problem = validated(retry, model)
-    return Structured(value, retry, problem)
+    return Structured(value, [reply, retry], problem)
 
 
 def validated(text: str, model: type[M]) -> tuple[M | None, str | None]:

@@ -8,6 +8,7 @@ for existence, and the join path between each pair of required tables is taken f
 
 from __future__ import annotations
 
+import json
 import logging
 from dataclasses import asdict, dataclass, field
 from typing import Literal
@@ -94,9 +95,10 @@ class TaskLedger:
         return "\n".join(lines) if lines else "(no fact sheet)"
 
     def to_dict(self) -> dict:
+        """JSON values only (lists, not tuples), for the trace."""
         data = asdict(self)
         data["sheet"] = self.sheet.model_dump()
-        return data
+        return json.loads(json.dumps(data))
 
 
 def build_task_ledger(ctx: Context, schema: SchemaContext, notes: DomainNotes, *, role: str = "orchestrator",

@@ -179,7 +179,7 @@ def test_verbose_logging_shows_the_ledger_and_each_round(music_db, caplog):
     with caplog.at_level(logging.INFO, logger="groundsql"):
         run(music_db, [LEDGER, emit(BAD_COLUMN), emit(GOOD)])
     text = caplog.text
-    assert "task_ledger" in text and "Tables: singer" in text
+    assert "task ledger" in text and "Tables: singer" in text and "schema context: full" in text
     assert "attempt 1 · fast · emit → no_such_column" in text and "attempt 2 · fast · emit → ok" in text
     assert "history compressed" in text and "done: fast" in text
 

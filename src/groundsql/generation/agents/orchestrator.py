@@ -244,7 +244,14 @@ def _report(run: _Run, event: str, **data) -> None:
 
 def log_step(event: str, data: dict) -> None:
     """The default step listener: one INFO line per event (`groundsql ask --verbose` shows them)."""
-    if event == "round":
+    if event == "schema_context":
+        log.info("agentnlq schema context: %s (%s of %s tokens; the whole schema: %s) · tables: %s", data["mode"],
+                 data["tokens"], data["budget"], data["full_tokens"], ", ".join(data["tables"]))
+    elif event == "task_ledger":
+        text = "\n".join(f"    {line}" for line in str(data["text"]).splitlines())
+        log.info("agentnlq task ledger%s:\n%s", "" if data.get("written_by_model", True) else
+                 " (the model's reply was unusable)", text)
+    elif event == "round":
         sql = " ".join(str(data.get("sql") or "(no query)").split())[:140]
         log.info("agentnlq attempt %s · %s · %s → %s · %s", data["attempt"], data["loop"], data["action"],
                  data["outcome"], sql)

@@ -26,7 +26,7 @@ before anything runs:
 
 ```text
 $ groundsql ask "How many singers?" --db concert_singer.sqlite --option refine_round=3
-error: unknown option 'refine_round' for preset 'refine' (did you mean 'refine_rounds'?); valid options: refine_rounds
+error: unknown option 'refine_round' for preset 'refine' (did you mean 'refine_rounds'?); valid options: refine_rounds, tree_repair, tree_repair_rounds
 ```
 
 `groundsql presets --options PRESET [--linker SPEC]` prints the same tables in the terminal. A preset that

@@ -21,6 +21,7 @@ class Candidate:
     rounds: int = 0  # refinement rounds spent on it
     expert: str = ""  # the model role that proposed it (voting weights are kept per expert)
     strategy: str = ""  # the plan or reasoning behind it, for the judge
+    repairs: list[dict[str, str]] = field(default_factory=list)  # tree repairs applied: rule, before, after, detail
 
     @property
     def ok(self) -> bool:
@@ -62,7 +63,8 @@ class Answer:
             "confidence": self.confidence,
             "usage": self.trace.usage().to_dict(),
             "candidates": [
-                {"sql": c.sql, "ok": c.ok, "error": c.error, "source": c.source, "model": c.model}
+                {"sql": c.sql, "ok": c.ok, "error": c.error, "source": c.source, "model": c.model,
+                 **({"repairs": list(c.repairs)} if c.repairs else {})}
                 for c in self.candidates
             ],
         }

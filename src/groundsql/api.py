@@ -11,18 +11,20 @@ from groundsql.options import Options
 from groundsql.pipelines import DEFAULT_PRESET, preset_options, run
 
 
-def connect(url: str, *, timeout_s: float = DEFAULT_TIMEOUT_S, max_rows: int = DEFAULT_MAX_ROWS) -> Database:
+def connect(url: str, *, timeout_s: float = DEFAULT_TIMEOUT_S, max_rows: int = DEFAULT_MAX_ROWS,
+            allow_system_catalogs: bool = False) -> Database:
     """Open a database read-only.
 
     Args:
         url: a URL (sqlite:///, duckdb:///, postgresql://, mysql://) or a path to a .sqlite/.duckdb/.csv/.parquet file.
         timeout_s: statement time limit in seconds.
         max_rows: row cap per statement.
+        allow_system_catalogs: let statements read system catalogs and other databases (off by default).
 
     Returns:
         A `Database` whose `execute` is guarded, read-only and limited.
     """
-    return Database(url, timeout_s=timeout_s, max_rows=max_rows)
+    return Database(url, timeout_s=timeout_s, max_rows=max_rows, allow_system_catalogs=allow_system_catalogs)
 
 
 def ask(

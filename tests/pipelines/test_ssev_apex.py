@@ -201,7 +201,8 @@ def test_apex_repairs_a_trajectory_that_ends_in_an_error(music_db):
         "This query was written for the question": [f"```sql\n{FRENCH}\n```"] * 2,
     }))
     ctx = Context(question="Which singers are from France?", db=Database(str(music_db)), models={"default": model},
-                  options={"linker": "full", "max_actions": 1})  # one action: each trajectory ends in the error
+                  options={"linker": "full", "max_actions": 1,  # one action: each trajectory ends in the error
+                           "tree_repair": False})  # the model's repair is tested here (tree repair would fix it)
     answer = run(ctx, "apex")
     assert answer.stages == {"exploration": broken, "repaired": FRENCH, "vote": FRENCH}
     assert all(c.ok for c in answer.candidates) and answer.confidence == 1.0

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 import time
 from pathlib import Path
 
@@ -33,6 +34,10 @@ timeout_option = click.option("--timeout", "timeout_s", type=float, default=DEFA
 rows_option = click.option("--max-rows", type=int, default=DEFAULT_MAX_ROWS, show_default=True,
                            help="Row cap per statement; longer results are cut and flagged.")
 json_option = click.option("--json", "as_json", is_flag=True, help="Print exactly one JSON object.")
+system_catalogs_option = click.option(
+    "--allow-system-catalogs", is_flag=True,
+    help="Let statements read system catalogs (pg_catalog, information_schema, mysql, sqlite_master), other "
+         "databases and catalog functions. Off by default: SQL reads only this database's own tables.")
 
 
 @cli.command()
@@ -59,10 +64,10 @@ json_option = click.option("--json", "as_json", is_flag=True, help="Print exactl
                    "index, descriptions) when its structure is unchanged; nothing is profiled by `ask`.")
 @timeout_option
 @rows_option
+@system_catalogs_option
 @json_option
 def ask(question, db_url, model_spec, preset, evidence, samples, linker, experts, model_for, preset_options, clarify,
-        with_trace,
-        record, verbose, use_catalog, timeout_s, max_rows, as_json):
+        with_trace, record, verbose, use_catalog, timeout_s, max_rows, allow_system_catalogs, as_json):
     """Answer QUESTION with SQL run read-only against --db.
 
     \b
@@ -79,7 +84,7 @@ def ask(question, db_url, model_spec, preset, evidence, samples, linker, experts
     if clarify:
         options["clarify"] = True
     options = validate_preset_options(preset, options)  # before the database or the model is opened
-    db = connect(db_url, timeout_s=timeout_s, max_rows=max_rows)
+    db = connect(db_url, timeout_s=timeout_s, max_rows=max_rows, allow_system_catalogs=allow_system_catalogs)
     model = load_model(model_spec)
     answer = ask_question(question, db, model=model, preset=preset, evidence=evidence, samples=samples,
                           options=options, catalog=use_catalog, models=roles)
@@ -113,19 +118,37 @@ def ask(question, db_url, model_spec, preset, evidence, samples, linker, experts
 
 
 @cli.command()
-@click.argument("query")
+@click.argument("query", required=False)
 @db_option
+@click.option("--file", "query_file", type=click.File("r"), default=None, metavar="PATH",
+              help="Read the statement from a file ('-' for standard input).")
 @timeout_option
 @rows_option
+@system_catalogs_option
 @json_option
-def sql(query, db_url, timeout_s, max_rows, as_json):
+def sql(query, db_url, query_file, timeout_s, max_rows, allow_system_catalogs, as_json):
     """Run one read-only QUERY through the same guard and limits that model-written SQL gets.
 
+    QUERY is the statement, or '-' to read it from standard input. Put '--' before a statement that
+    starts with a dash (a '-- comment'), so it is not read as an option.
+
     \b
-    Example:
+    Examples:
       groundsql sql "SELECT Country, count(*) FROM singer GROUP BY 1" --db concert_singer.sqlite
+      groundsql sql --db concert_singer.sqlite -- "-- singers per country
+      SELECT Country, count(*) FROM singer GROUP BY 1"
+      groundsql sql --db concert_singer.sqlite --file report.sql
+      cat report.sql | groundsql sql - --db concert_singer.sqlite
     """
-    db = connect(db_url, timeout_s=timeout_s, max_rows=max_rows)
+    if query_file is not None and query is not None:
+        raise click.UsageError("give the statement either as QUERY or with --file, not both")
+    if query_file is not None:
+        query = query_file.read()
+    elif query == "-":
+        query = sys.stdin.read()
+    if not query or not query.strip():
+        raise click.UsageError("no statement: give QUERY, '-' for standard input, or --file PATH")
+    db = connect(db_url, timeout_s=timeout_s, max_rows=max_rows, allow_system_catalogs=allow_system_catalogs)
     started = time.perf_counter()
     result = db.execute(query)
     if as_json:

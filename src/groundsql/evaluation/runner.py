@@ -298,6 +298,8 @@ class _Job:
             record["pipeline_error"] = record["error"] = f"{type(exc).__name__}: {exc}"
         record["elapsed_s"] = round(time.perf_counter() - started, 3)
         record["usage"] = ctx.trace.usage().to_dict()
+        if ctx.trace.notes("tree_repair"):  # rules that rewrote a query (kept or not), for per-rule counts
+            record["tree_repairs"] = [note["rule"] for note in ctx.trace.notes("tree_repair")]
         if self.options.stage == "link":
             record["correct"] = None
             self._link_scores(q, record, linked)

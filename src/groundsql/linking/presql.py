@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import logging
-from difflib import SequenceMatcher
 from typing import Any
 
 from pydantic import Field
 
-from groundsql.catalog.schema import Schema, Table
+from groundsql.catalog.schema import Schema
 from groundsql.context import Context
 from groundsql.errors import ModelError
 from groundsql.linking.common import candidate_schema, evidence_block, schema_text
@@ -18,7 +17,7 @@ from groundsql.models.base import Message
 from groundsql.options import Options
 from groundsql.prompts import dialect_name, render
 from groundsql.sql.extract import extract_sql
-from groundsql.sql.references import sql_refs
+from groundsql.sql.references import owners_of, sql_refs
 
 log = logging.getLogger("groundsql")
 
@@ -100,14 +99,3 @@ def subset_from_drafts(schema: Schema, drafts: list[str], dialect: str, *, linke
         if refs.unknown:
             subset.notes.append(f"draft names unknown to the schema: {', '.join(refs.unknown[:10])}")
     return subset
-
-
-def owners_of(schema: Schema, names: set[str], *, near: str = "") -> list[Table]:
-    """Tables having any of the column `names`, those with most of them first, then by name likeness to `near`."""
-    scored = []
-    for position, table in enumerate(schema.tables):
-        covered = sum(table.column(name) is not None for name in names)
-        if covered:
-            likeness = SequenceMatcher(None, near.lower(), table.name.lower()).ratio() if near else 0.0
-            scored.append((-covered, -likeness, position, table))
-    return [table for *_, table in sorted(scored, key=lambda item: item[:3])]

@@ -15,6 +15,7 @@ from groundsql.generation.paths import RealizationPaths, realization_paths
 from groundsql.generation.refinement import refine
 from groundsql.generation.schema_text import render_subset
 from groundsql.generation.tips import TipQuery, render_tips, retrieve
+from groundsql.generation.tree_repair import TreeRepairOptions
 from groundsql.linking.options import DEFAULT_FULL_BUDGET, LinkerChoice, LinkOptions
 from groundsql.linking.subset import SchemaSubset
 from groundsql.pipelines.registry import preset
@@ -30,7 +31,7 @@ DEFAULT_TIPS = 8
 DEFAULT_REPAIR_ROUNDS = 2
 
 
-class ApexOptions(SelectionOptions, ExploreOptions, LinkOptions, LinkerChoice):
+class ApexOptions(SelectionOptions, ExploreOptions, LinkOptions, LinkerChoice, TreeRepairOptions):
     """The switches double as the benchmark's ablation settings."""
 
     samples: int | None = Field(None, ge=1, description=f"exploration trajectories per expert (none: --samples "

@@ -8,19 +8,29 @@ from groundsql.answer import Answer, Candidate
 from groundsql.context import Context
 from groundsql.generation.direct import generate_sql, schema_prompt_text
 from groundsql.generation.refinement import execute_candidate, refine
-from groundsql.options import NoOptions, Options
+from groundsql.generation.tree_repair import TreeRepairOptions, tree_repair
+from groundsql.options import Options
 from groundsql.pipelines.registry import preset
 
 
-class RefineOptions(Options):
+class BaselineOptions(Options):
+    baseline_tree_repair: bool = Field(False, description="tree-repair the one query (exact fixes, no model call); "
+                                                          "an ablation for benchmarks")
+
+
+class RefineOptions(TreeRepairOptions):
     refine_rounds: int = Field(2, ge=0, description="execution-guided repair rounds on an error or an empty result")
 
 
-@preset("baseline", "full schema as DDL with 3 example rows per table → one greedy SQL → execute")
-def baseline(ctx: Context, options: NoOptions) -> Answer:
+@preset("baseline", "full schema as DDL with 3 example rows per table → one greedy SQL → execute",
+        options=BaselineOptions)
+def baseline(ctx: Context, options: BaselineOptions) -> Answer:
     schema_text = schema_prompt_text(ctx)
     sql = generate_sql(ctx, schema_text)[0]
-    return _answer(ctx, execute_candidate(ctx, sql, source="generate"))
+    candidate = execute_candidate(ctx, sql, source="generate")
+    if options.baseline_tree_repair:
+        candidate = tree_repair(ctx, candidate, options=TreeRepairOptions()).candidate
+    return _answer(ctx, candidate)
 
 
 @preset("refine", "baseline plus up to 2 execution-guided repair rounds on an error or an empty result",

@@ -20,6 +20,7 @@ from typing import Any
 from groundsql.answer import Answer
 from groundsql.context import Context
 from groundsql.errors import ConfigError
+from groundsql.generation.tree_repair import repair_note
 from groundsql.options import NoOptions, Options, combine, parse_options, register
 
 Preset = Callable[[Context, Any], Answer]
@@ -101,5 +102,9 @@ def run(ctx: Context, preset_name: str = DEFAULT_PRESET) -> Answer:
     started = time.perf_counter()
     answer = info.function(ctx, ctx.settings(info.options))
     answer.preset = preset_name
+    chosen = next((c for c in answer.candidates if c.repairs and c.sql == answer.sql), None)
+    note = repair_note(chosen) if chosen is not None else None
+    if note and note not in answer.notes:
+        answer.notes.append(note)
     answer.elapsed_s = time.perf_counter() - started
     return answer

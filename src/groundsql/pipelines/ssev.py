@@ -16,6 +16,7 @@ from groundsql.generation.direct import schema_prompt_text
 from groundsql.generation.fewshot import FewShotOptions
 from groundsql.generation.refinement import execute_candidate, refine, revise
 from groundsql.generation.schema_text import render_subset
+from groundsql.generation.tree_repair import TreeRepairOptions
 from groundsql.generation.two_round import two_round_sql
 from groundsql.generation.validator import validate
 from groundsql.linking.options import LinkerChoice
@@ -35,7 +36,7 @@ with shadowing_allowed():
         validate: bool = Field(True, description="validate the winner's result; one more repair if it is rejected")
 
 
-class SsevOptions(_Validation, SelectionOptions, FewShotOptions, LinkerChoice):
+class SsevOptions(_Validation, SelectionOptions, FewShotOptions, TreeRepairOptions, LinkerChoice):
     samples: int | None = Field(None, ge=1, description="queries per expert and round (none: --samples)")
     postsql: bool = Field(True, description="run the second round on the linked schema")
     refine_rounds: int = Field(2, ge=0, description="repair rounds per failing or empty candidate")

@@ -22,7 +22,7 @@ pytestmark = pytest.mark.integration
 QUESTION = "How many singers are from France?"
 GOOD = "SELECT count(*) FROM singer WHERE country = 'France'"
 BAD_COLUMN = "SELECT count(*) FROM singer WHERE nation = 'France'"
-BAD_TABLE = "SELECT count(*) FROM singers WHERE country = 'France'"
+BAD_TABLE = "SELECT count(*) FROM performer WHERE country = 'France'"
 LEDGER = json.dumps({"sub_questions": ["count singers whose country is France"], "tables": ["singer"],
                      "columns": ["singer.country"], "filters": ["country = 'France'"], "measures": ["count(*)"],
                      "expected_rows": "one"})
@@ -90,6 +90,15 @@ def test_exhausted_attempts_return_the_best_effort_with_low_confidence(music_db)
     assert answer.confidence < 0.5 and any("low confidence" in n for n in answer.notes)
     assert answer.sql.endswith("'Mars'") and answer.result.rows == []  # ran (empty) beats an error
     assert len(answer.candidates) == 4
+
+
+def test_exact_slips_are_repaired_in_the_loop_without_a_model_call(music_db):
+    answer, orch, _ = run(music_db, [LEDGER, emit("SELECT count(*) FROM singers WHERE country = 'France'")])
+    rounds = stages(answer, "round")
+    assert len(rounds) == 1 and rounds[0]["outcome"] == "ok" and "Repaired without a model call" in \
+        rounds[0]["feedback"]
+    assert answer.result.rows == [(2,)] and len(orch.calls) == 2
+    assert any("repaired without a model call" in n for n in answer.notes)
 
 
 def test_compression_is_one_structured_message_after_each_failure(music_db):

@@ -19,6 +19,7 @@ from groundsql.generation.agents.domain_notes import domain_notes
 from groundsql.generation.agents.orchestrator import OrchestrationOptions, Outcome, log_step, orchestrate
 from groundsql.generation.agents.schema_context import build_schema_context
 from groundsql.generation.agents.task_ledger import TaskLedger, build_task_ledger
+from groundsql.generation.tree_repair import repair_note
 from groundsql.linking.options import DEFAULT_FULL_BUDGET, LinkerChoice
 from groundsql.pipelines.registry import preset
 from groundsql.selection.outcome import build_answer
@@ -63,6 +64,9 @@ def _answer(ctx: Context, outcome: Outcome, retrieved_tables: list[str] | None) 
     candidate = chosen.candidate if chosen is not None else Candidate(sql="", error="no query was written")
     answer = build_answer(ctx, candidate, [a.candidate for a in attempts], confidence=_confidence(outcome),
                           linked_schema={t: [] for t in retrieved_tables} if retrieved_tables else None)
+    note = repair_note(candidate)
+    if note:
+        answer.notes.append(note)
     if chosen is not None and not outcome.solved:
         answer.warnings = [line for line in chosen.feedback.splitlines() if line.startswith("- ")]
     answer.stages = ({"first_attempt": attempts[0].sql} if attempts else {}) | {"final": answer.sql}

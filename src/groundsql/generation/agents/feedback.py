@@ -2,7 +2,8 @@
 judge the result with heuristics, never with the model's opinion of its own query.
 
 Signals, in order: no query in the reply; a parse error; an engine error or a refused statement (the guard's
-refusal is feedback like any other error); an empty or cut-off result; the result sanity checks
+refusal is feedback like any other error), after the exact tree repairs had their try (`tree_repair`: no model
+call; a fix that runs replaces the query, the rules' hints join the feedback); an empty or cut-off result; the result sanity checks
 (`selection.checks`, including the result-only `null_columns` and `duplicates`); and the row count against what
 the fact sheet expects (one number, a few rows, a list).
 """
@@ -19,6 +20,7 @@ from groundsql.context import Context
 from groundsql.db import Result
 from groundsql.generation.diagnosis import diagnose
 from groundsql.generation.refinement import execute_candidate
+from groundsql.generation.tree_repair import TreeRepairOptions, tree_repair
 from groundsql.prompts import dialect_name
 from groundsql.selection.checks import CHECKS, RESULT_CHECKS, Finding, sanity_check
 
@@ -36,8 +38,11 @@ class Verdict:
 
 
 def judge_sql(ctx: Context, sql: str, *, source: str, role: str, expected_rows: str = "unknown",
-              sanity: bool = True) -> Verdict:
-    """Validate, execute and check `sql`; the verdict says whether it answers cleanly and, if not, why."""
+              sanity: bool = True, repair: TreeRepairOptions | None = None) -> Verdict:
+    """Validate, execute and check `sql`; the verdict says whether it answers cleanly and, if not, why.
+
+    The verdict's candidate holds the query as finally run: the tree-repaired one when a repair helped
+    (`repair`: the tree-repair settings; None: the run's)."""
     if not sql:
         candidate = Candidate(sql="", error="the reply held no SQL query", source=source,
                               model=ctx.model(role).spec, expert=role)
@@ -47,17 +52,21 @@ def judge_sql(ctx: Context, sql: str, *, source: str, role: str, expected_rows: 
         candidate = Candidate(sql=sql, error=problem, source=source, model=ctx.model(role).spec, expert=role)
         return Verdict("syntax", f"It does not parse as {dialect_name(ctx.db.dialect)}: {problem}", candidate)
     candidate = execute_candidate(ctx, sql, source=source, role=role)
+    repaired = tree_repair(ctx, candidate, options=repair)
+    candidate = repaired.candidate
+    fixed = "".join(f"\nRepaired without a model call: {f.detail}" for f in repaired.fixes)
     diagnosis = diagnose(candidate.sql, candidate.result, candidate.error, ctx.schema)
     if diagnosis.kind != "ok":
-        return Verdict(diagnosis.kind, _join(diagnosis.problem, diagnosis.hint), candidate)
+        return Verdict(diagnosis.kind, _join(diagnosis.problem, diagnosis.hint + repaired.hint_text()) + fixed,
+                       candidate)
     findings = sanity_check(ctx, candidate, checks=CHECKS + RESULT_CHECKS) if sanity else []
     findings += expectation_findings(candidate.result, expected_rows)
     preview = result_preview(candidate.result)
     if findings:
         hints = "\n".join(f"- {f.hint}" for f in findings)
-        return Verdict("suspicious", f"It ran: {preview}\nBut the result looks wrong:\n{hints}", candidate,
-                       tuple(findings))
-    return Verdict("ok", f"It ran: {preview}", candidate)
+        return Verdict("suspicious", f"It ran: {preview}{fixed}\nBut the result looks wrong:\n{hints}",
+                       candidate, tuple(findings))
+    return Verdict("ok", f"It ran: {preview}{fixed}", candidate)
 
 
 def parse_problem(sql: str, dialect: str) -> str | None:

@@ -32,9 +32,9 @@ from groundsql.generation.agents.schema_context import SchemaContext
 from groundsql.generation.agents.structured import ask_structured
 from groundsql.generation.agents.task_ledger import TaskLedger
 from groundsql.generation.schema_text import render_subset
+from groundsql.generation.tree_repair import TreeRepairOptions
 from groundsql.linking.subset import SchemaSubset
 from groundsql.models import Message
-from groundsql.options import Options
 from groundsql.prompts import dialect_name, render
 from groundsql.sql.extract import extract_sql
 
@@ -43,8 +43,9 @@ log = logging.getLogger("groundsql")
 MAX_DECISION_TOKENS = 400
 
 
-class OrchestrationOptions(Options):
-    """The loop's bounds and the ablation switches of escalation and compression."""
+class OrchestrationOptions(TreeRepairOptions):
+    """The loop's bounds, the ablation switches of escalation and compression, and the tree repairs every
+    failing attempt gets before its feedback is written."""
 
     max_attempts: int = Field(4, ge=1, description="queries tried by both loops together before a best-effort "
                                                    "answer with low confidence")
@@ -125,7 +126,8 @@ def _fast_round(run: _Run) -> Attempt | None:
     decision = _decide(run)
     number = len(progress.attempts) + 1
     if decision.action == "execute" and decision.sql and len(progress.probes) < run.options.max_probes:
-        verdict = judge_sql(ctx, decision.sql, source="agentnlq:probe", role="orchestrator", sanity=False)
+        verdict = judge_sql(ctx, decision.sql, source="agentnlq:probe", role="orchestrator", sanity=False,
+                            repair=run.options)
         progress.probes.append(Probe(decision.sql, verdict.feedback))
         _report(run, "probe", sql=decision.sql, outcome=verdict.outcome)
         return None
@@ -147,8 +149,8 @@ def _slow_round(run: _Run) -> Attempt:
 def _attempt(run: _Run, number: int, loop: str, action: str, sql: str, *, role: str) -> Attempt:
     expected = run.ledger.sheet.expected_rows if run.ledger is not None else "unknown"
     verdict: Verdict = judge_sql(run.ctx, sql, source=f"agentnlq:{loop}", role=role, expected_rows=expected,
-                                 sanity=run.options.result_checks)
-    return Attempt(number=number, loop=loop, action=action, sql=sql, outcome=verdict.outcome,
+                                 sanity=run.options.result_checks, repair=run.options)
+    return Attempt(number=number, loop=loop, action=action, sql=verdict.candidate.sql, outcome=verdict.outcome,
                    feedback=verdict.feedback, candidate=verdict.candidate, problems=len(verdict.findings))
 
 

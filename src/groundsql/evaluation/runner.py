@@ -300,6 +300,9 @@ class _Job:
         record["usage"] = ctx.trace.usage().to_dict()
         if ctx.trace.notes("tree_repair"):  # rules that rewrote a query (kept or not), for per-rule counts
             record["tree_repairs"] = [note["rule"] for note in ctx.trace.notes("tree_repair")]
+        paths = [n["path"] for n in ctx.trace.notes("agentnlq") if n.get("stage") == "outcome"]
+        if paths:  # agentnlq: solved on the fast path, after escalation, or not at all (its benchmark shares)
+            record["agentnlq_path"] = paths[-1]
         if self.options.stage == "link":
             record["correct"] = None
             self._link_scores(q, record, linked)

@@ -54,7 +54,8 @@ def ask_structured(ctx: Context, step: str, messages: list[Message], model: type
     again = messages + [
         {"role": "assistant", "content": reply},
         {"role": "user", "content": f"That reply cannot be used: {problem}. Answer again with only one JSON "
-                                    f"object of this form:\n{json.dumps(schema)}"},
+                                    f"object of this form:\n{json.dumps(schema)}\n\nQuestion (restated): "
+                                    f"{ctx.question}"},
     ]
     retry = _call(ctx, f"{step}:reask", again, role=role, max_tokens=max_tokens, temperature=0.0,
                   schema=schema if constrained else None)

@@ -214,3 +214,17 @@ def test_decision_validation():
     assert validated('{"action": "emit", "sql": "SELECT 1"}', Decision)[0].sql == "SELECT 1"
     assert validated('{"action": "jump"}', Decision)[0] is None
     assert validated("no json here", Decision)[1] == "no JSON object found"
+
+
+def test_a_failing_model_never_crashes_the_run_but_a_missing_one_stops_it(music_db):
+    from groundsql.errors import ModelNotInstalled
+
+    answer, orch, gen = run(music_db, [])  # every call fails: no reply left
+    assert answer.sql == "" and answer.confidence == 0.0 and len(stages(answer, "round")) == 4
+
+    class Missing(ScriptedModel):
+        def _generate(self, *args, **kwargs):
+            raise ModelNotInstalled("the weights are not installed")
+
+    with pytest.raises(ModelNotInstalled):
+        ask(QUESTION, str(music_db), model=Missing(), preset="agentnlq")

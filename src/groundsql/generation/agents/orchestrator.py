@@ -22,7 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from groundsql.catalog import estimate_tokens
 from groundsql.context import Context, StepListener
-from groundsql.errors import ModelError
+from groundsql.errors import ModelError, ModelNotInstalled
 from groundsql.generation.agents.domain_notes import DomainNotes
 from groundsql.generation.agents.feedback import Verdict, judge_sql
 from groundsql.generation.agents.generator_agent import generator_messages, notes_block, write_sql
@@ -97,8 +97,8 @@ class _Run:
 def orchestrate(ctx: Context, schema: SchemaContext, ledger: TaskLedger | None, notes: DomainNotes,
                 options: OrchestrationOptions, *, listener: StepListener | None = None) -> Outcome:
     """Run the fast and slow loops until a query passes every check or `max_attempts` are spent."""
-    run = _Run(ctx, schema, ledger, notes, options, listener or log_step, _orchestrator_context(ctx, schema, ledger, notes),
-               ProgressLedger())
+    context = _orchestrator_context(ctx, schema, ledger, notes)
+    run = _Run(ctx, schema, ledger, notes, options, listener or log_step, context, ProgressLedger())
     progress = run.progress
     rounds = 0
     while len(progress.attempts) < options.max_attempts and rounds < options.max_attempts + options.max_probes:
@@ -184,6 +184,8 @@ def _generator_sql(run: _Run, *, step: str) -> str:
     messages = generator_messages(run.ctx, run.schema, run.notes, fact_sheet, history)
     try:
         return write_sql(run.ctx, messages, step=step)
+    except ModelNotInstalled:
+        raise
     except ModelError as exc:
         log.warning("%s failed: %s", step, exc)
         return ""

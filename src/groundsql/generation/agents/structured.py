@@ -14,7 +14,7 @@ from typing import Generic, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from groundsql.context import Context
-from groundsql.errors import ModelError
+from groundsql.errors import ModelError, ModelNotInstalled
 from groundsql.models import Message
 from groundsql.models.base import parse_json
 
@@ -83,6 +83,8 @@ def _call(ctx: Context, step: str, messages: list[Message], *, role: str, max_to
     try:
         completion = ctx.chat(step, messages, role=role, max_tokens=max_tokens, temperature=temperature,
                               json_schema=schema)
+    except ModelNotInstalled:
+        raise  # nothing can work without the model; say so instead of answering every question empty
     except ModelError as exc:
         log.warning("%s failed: %s", step, exc)
         return None

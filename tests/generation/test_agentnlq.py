@@ -57,6 +57,7 @@ def test_fast_path_answers_in_one_round(music_db):
     assert ledger["ledger"]["tables"] == ["singer"] and "Expected rows: one" in ledger["text"]
     assert stages(answer, "progress_ledger")[0]["ledger"]["attempts"][0]["outcome"] == "ok"
     assert stages(answer, "schema_context")[0]["mode"] == "full"
+    json.dumps(answer.to_dict(include_trace=True))  # the trace, ledgers included, is plain JSON
     # the fast loop sees the fact sheet and only the tables it names; the question comes last
     prompt = orch.calls[1]["messages"]
     assert "Fact sheet" in prompt[1]["content"] and "CREATE TABLE song" not in prompt[1]["content"]

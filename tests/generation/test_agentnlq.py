@@ -102,6 +102,17 @@ def test_exact_slips_are_repaired_in_the_loop_without_a_model_call(music_db):
     assert any("repaired without a model call" in n for n in answer.notes)
 
 
+def test_a_reproduced_empty_result_is_accepted_as_confirmed(music_db):
+    empty = "SELECT name FROM singer WHERE age > 90"
+    answer, orch, gen = run(music_db, [LEDGER, emit(empty), emit(empty.lower())])
+    rounds = stages(answer, "round")
+    assert [r["outcome"] for r in rounds] == ["empty_result", "confirmed"] and not gen.calls
+    assert answer.result.rows == [] and answer.confidence == pytest.approx(0.6)
+    assert stages(answer, "outcome")[0]["path"] == "fast" and not any("low confidence" in n for n in answer.notes)
+    strict, *_ = run(music_db, [LEDGER, emit(empty), emit(empty)], [generator_reply(GOOD)], accept_repeated=False)
+    assert [r["outcome"] for r in stages(strict, "round")] == ["empty_result", "empty_result", "ok"]
+
+
 def test_compression_is_one_structured_message_after_each_failure(music_db):
     answer, orch, _ = run(music_db, [LEDGER, emit(BAD_COLUMN), emit(GOOD)])
     compressions = stages(answer, "compress")

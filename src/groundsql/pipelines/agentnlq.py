@@ -27,6 +27,7 @@ from groundsql.selection.outcome import build_answer
 #: Confidence of an answer by how it was reached; below 0.5 the answer carries a low-confidence note.
 FAST_CONFIDENCE = 0.9
 ESCALATED_CONFIDENCE = 0.75
+CONFIRMED_CONFIDENCE = 0.6  # a reproduced empty or suspicious result
 BEST_EFFORT_CONFIDENCE = {"rows": 0.3, "empty": 0.2, "failed": 0.0}
 
 
@@ -67,13 +68,15 @@ def _answer(ctx: Context, outcome: Outcome, retrieved_tables: list[str] | None) 
     note = repair_note(candidate)
     if note:
         answer.notes.append(note)
-    if chosen is not None and not outcome.solved:
+    if chosen is not None and (not outcome.solved or outcome.confirmed):
         answer.warnings = [line for line in chosen.feedback.splitlines() if line.startswith("- ")]
     answer.stages = ({"first_attempt": attempts[0].sql} if attempts else {}) | {"final": answer.sql}
     return answer
 
 
 def _confidence(outcome: Outcome) -> float:
+    if outcome.solved and outcome.confirmed:
+        return CONFIRMED_CONFIDENCE
     if outcome.solved:
         return FAST_CONFIDENCE if outcome.path == "fast" else ESCALATED_CONFIDENCE
     chosen = outcome.chosen

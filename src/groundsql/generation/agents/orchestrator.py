@@ -61,6 +61,8 @@ class OrchestrationOptions(TreeRepairOptions):
                                                   "count, not only errors and empty results")
     json_schema: bool = Field(True, description="constrain the ledger and decision replies to a JSON schema "
                                                 "(false: parse leniently and re-ask)")
+    accept_repeated: bool = Field(True, description="accept an empty or suspicious result that a later attempt "
+                                                    "reproduces (the same query, or the same rows)")
 
 
 class Decision(BaseModel):
@@ -79,6 +81,11 @@ class Outcome:
     chosen: Attempt | None
     solved: bool
     path: str  # "fast", "escalated" or "unsolved"
+
+    @property
+    def confirmed(self) -> bool:
+        """Solved by a reproduced empty or suspicious result rather than a clean one."""
+        return self.chosen is not None and self.chosen.outcome == "confirmed"
     progress: ProgressLedger
 
 
@@ -109,6 +116,10 @@ def orchestrate(ctx: Context, schema: SchemaContext, ledger: TaskLedger | None, 
             attempt = _fast_round(run)
         if attempt is None:  # a probe: the orchestrator looked at the data
             continue
+        earlier = progress.confirmed_by(attempt, ctx.db.dialect) if options.accept_repeated else None
+        if earlier is not None:
+            attempt.outcome = "confirmed"
+            attempt.feedback += f"\nThe same result as attempt {earlier.number}: accepted as confirmed."
         progress.record(attempt)
         if attempt.loop == "slow":
             progress.consecutive_failures = 0  # the orchestrator resumes; it may escalate again later

@@ -23,9 +23,10 @@ def spider_db_path(db_id: str) -> Path:
 
 @pytest.fixture(autouse=True)
 def private_state_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """Run stores and expert weights written by a test go to its own temporary folder, never the user's."""
+    """Run stores, expert weights and catalogs written by a test go to its own temporary folder, never the user's."""
     state = tmp_path / "state"
     monkeypatch.setenv("GROUNDSQL_STATE_DIR", str(state))
+    monkeypatch.setenv("GROUNDSQL_CACHE_DIR", str(tmp_path / "catalogs"))  # catalogs profiled on first use
     return state
 
 

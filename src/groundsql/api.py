@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from groundsql.answer import Answer
-from groundsql.catalog import Catalog, cached_catalog
+from groundsql.catalog import Catalog
 from groundsql.context import Context
 from groundsql.db import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_S, Database
+from groundsql.knowledge import Knowledge, load_for
 from groundsql.models import Model, load_model
 from groundsql.pipelines import DEFAULT_PRESET, run
 
@@ -34,6 +37,7 @@ def ask(
     samples: int = 1,
     options: dict | None = None,
     catalog: Catalog | bool | None = None,
+    knowledge: str | Path | Knowledge | None = None,
 ) -> Answer:
     """Answer a natural-language question with SQL.
 
@@ -45,9 +49,11 @@ def ask(
         evidence: extra knowledge to use (definitions, formulas, business rules).
         samples: candidates to sample where the preset samples.
         options: preset options (e.g. ``refine_rounds``).
-        catalog: profiled metadata for linking (inferred keys, value index, descriptions): a `Catalog`, or True
-            for the one `groundsql profile` cached for this database if its structure is unchanged (nothing is
-            profiled here); None or False: linkers use declared keys and read values on the fly.
+        catalog: profiled metadata (inferred keys, value index, descriptions, statistics) for prompts and linkers:
+            a `Catalog`; True or None: the one cached for this database when its structure is unchanged, else the
+            database is profiled now (once; no model calls); False: none, prompts show the plain schema.
+        knowledge: a knowledge folder (rules, glossary, verified examples, documents, descriptions; see
+            docs/knowledge.md) or a loaded `Knowledge`; None: the `<db file>.knowledge/` folder when there is one.
 
     Returns:
         The `Answer`: SQL, result, candidates, confidence and the trace of every call and query.
@@ -58,11 +64,12 @@ def ask(
         raise ConfigError("the question is empty")
     database = db if isinstance(db, Database) else connect(db)
     chosen = model if isinstance(model, Model) else load_model(model)
-    if catalog is True:
-        catalog = cached_catalog(database)
+    run_options = dict(options or {})
+    if catalog is False:
+        run_options.setdefault("catalog_context", False)
+    if knowledge is not None and not isinstance(knowledge, Knowledge):
+        knowledge = load_for(database, knowledge)
     ctx = Context(question=question.strip(), db=database, models={"default": chosen}, evidence=evidence,
-                  samples=samples, options=dict(options or {}), catalog=catalog or None)
-    if ctx.catalog is not None:
-        ctx.trace.note("catalog", fingerprint=ctx.catalog.fingerprint, enriched=ctx.catalog.enriched,
-                       tables=len(ctx.catalog.table_names))
+                  samples=samples, options=run_options, catalog=catalog if isinstance(catalog, Catalog) else None,
+                  knowledge=knowledge)
     return run(ctx, preset)

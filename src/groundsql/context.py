@@ -25,6 +25,7 @@ class Context:
     options: dict[str, Any] = field(default_factory=dict)
     trace: Trace = field(default_factory=Trace)
     catalog: Catalog | None = None  # profiled metadata (inferred keys, value index, descriptions) when available
+    knowledge: Any | None = None  # a `knowledge.Knowledge` (rules, glossary, examples, documents, descriptions)
     _schema: Schema | None = None
 
     def model(self, role: str = "generator") -> Model:

@@ -33,3 +33,7 @@ class ModelNotInstalled(ModelError):
 
 class TransientModelError(ModelError):
     """A failure worth retrying: rate limits, timeouts, overloaded servers."""
+
+
+class KnowledgeError(ConfigError):
+    """A knowledge folder holds a file that cannot be used: broken YAML, an example that writes or fails."""

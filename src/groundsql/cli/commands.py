@@ -24,6 +24,10 @@ timeout_option = click.option("--timeout", "timeout_s", type=float, default=DEFA
 rows_option = click.option("--max-rows", type=int, default=DEFAULT_MAX_ROWS, show_default=True,
                            help="Row cap per statement; longer results are cut and flagged.")
 json_option = click.option("--json", "as_json", is_flag=True, help="Print exactly one JSON object.")
+knowledge_option = click.option(
+    "--knowledge", "knowledge_dir", type=click.Path(exists=True, file_okay=False, path_type=Path), default=None,
+    metavar="DIR", help="Knowledge folder: rules, glossary, verified examples, docs, descriptions (default: "
+                        "<db file>.knowledge/ when it exists; see docs/knowledge.md).")
 
 
 @cli.command()
@@ -45,13 +49,14 @@ json_option = click.option("--json", "as_json", is_flag=True, help="Print exactl
 @click.option("-v", "--verbose", count=True,
               help="Show progress as it happens (apex: every exploration step); -vv for debug detail.")
 @click.option("--catalog/--no-catalog", "use_catalog", default=True, show_default=True,
-              help="Give linkers the catalog `groundsql profile` cached for this database (inferred keys, value "
-                   "index, descriptions) when its structure is unchanged; nothing is profiled by `ask`.")
+              help="Show the model the database's catalog (descriptions, semantic types, values, ranges, inferred "
+                   "keys): reused when cached, else profiled once now (no model calls). --no-catalog: plain schema.")
+@knowledge_option
 @timeout_option
 @rows_option
 @json_option
 def ask(question, db_url, model_spec, preset, evidence, samples, linker, experts, preset_options, clarify, with_trace,
-        record, verbose, use_catalog, timeout_s, max_rows, as_json):
+        record, verbose, use_catalog, knowledge_dir, timeout_s, max_rows, as_json):
     """Answer QUESTION with SQL run read-only against --db.
 
     \b
@@ -67,8 +72,13 @@ def ask(question, db_url, model_spec, preset, evidence, samples, linker, experts
     options = parse_preset_options(preset_options, linker=linker, experts=experts)
     if clarify:
         options["clarify"] = True
+    catalog = False
+    if use_catalog and options.get("catalog_context", True):
+        from groundsql.cli.progress import catalog_with_progress
+
+        catalog = catalog_with_progress(db, quiet=as_json)
     answer = ask_question(question, db, model=model, preset=preset, evidence=evidence, samples=samples,
-                          options=options, catalog=use_catalog)
+                          options=options, catalog=catalog, knowledge=knowledge_dir)
     if record:
         from groundsql.runs import RunStore
 

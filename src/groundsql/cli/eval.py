@@ -56,17 +56,21 @@ def eval_group() -> None:
 @click.option("--sample", type=int, default=None, metavar="N", help="A random sample of N questions.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed for --sample.")
 @click.option("--keep-distinct", is_flag=True, help="Spider rules: keep DISTINCT (the official default removes it).")
+@click.option("--knowledge", "knowledge_dir", type=click.Path(exists=True, file_okay=False, path_type=Path),
+              default=None, metavar="DIR",
+              help="Knowledge folder for every database, or a folder holding one per database named by db_id "
+                   "(BIRD's database_description folders are read without it).")
 @experts_option
 @preset_options
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as one JSON object.")
 def run_command(dataset, preset, model_spec, samples, workers, out, predictions, stage, linker, db_ids, ids, limit,
-                sample, seed, keep_distinct, experts, preset_options, as_json):
+                sample, seed, keep_distinct, knowledge_dir, experts, preset_options, as_json):
     """Run PRESET on every selected question of DATASET (or score --predictions) and report."""
     from groundsql.evaluation import evaluate
 
     filters = {"db": list(db_ids) or None, "ids": [i for i in (ids or "").split(",") if i.strip()] or None,
                "limit": limit, "sample": sample, "seed": seed, "stage": stage, "linker": linker,
-               "keep_distinct": keep_distinct,
+               "keep_distinct": keep_distinct, "knowledge": str(knowledge_dir) if knowledge_dir else None,
                "options": parse_preset_options(preset_options, experts=experts)}
     with _ProgressBar(enabled=not as_json, resumed=out) as bar:
         summary = evaluate(dataset, preset=preset, model=None if predictions else model_spec, samples=samples,

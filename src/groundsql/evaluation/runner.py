@@ -51,6 +51,7 @@ class EvalOptions:
     sample: int | None = None
     seed: int = 0
     options: dict[str, Any] = field(default_factory=dict)
+    knowledge: str | None = None  # a knowledge folder, or a folder of them named by db_id
 
 
 class _Schemas:
@@ -165,7 +166,7 @@ def _config(data: Dataset, options: EvalOptions) -> dict[str, Any]:
         "preset": None if options.predictions else options.preset,
         "model": None if options.predictions else _model_spec(options.model),
         "samples": options.samples, "stage": "score" if options.predictions else options.stage,
-        "linker": options.linker, "predictions": options.predictions,
+        "linker": options.linker, "predictions": options.predictions, "knowledge": options.knowledge,
         "options": {k: v for k, v in sorted(options.options.items()) if isinstance(v, (str, int, float, bool))},
         "filters": {"db": options.db, "ids": options.ids, "limit": options.limit, "sample": options.sample,
                     "seed": options.seed},
@@ -183,7 +184,6 @@ class _Job:
         self.schemas = _Schemas()
         self._databases: dict[Path, Database] = {}
         self._lock = threading.Lock()
-        self._description_cache: dict[str, dict[str, dict[str, str]]] = {}
         self.predictions = _read_predictions(options.predictions) if options.predictions else None
         self.model: Model | None = None
         if self.predictions is None:
@@ -199,11 +199,14 @@ class _Job:
                 self._databases[path] = Database(str(path))
             return self._databases[path]
 
-    def _descriptions(self, db_id: str) -> dict[str, dict[str, str]]:
-        with self._lock:
-            if db_id not in self._description_cache:
-                self._description_cache[db_id] = self.data.descriptions(db_id)
-            return self._description_cache[db_id]
+    def _knowledge(self, db_id: str, database: Database) -> Any | None:
+        """The `--knowledge` folder for `db_id` (its subfolder named by db_id when there is one), loaded once."""
+        if not self.options.knowledge:
+            return None
+        from groundsql.knowledge import load_for
+
+        root = Path(self.options.knowledge).expanduser()
+        return load_for(database, root / db_id if (root / db_id).is_dir() else root)
 
     def evaluate(self, q: Question) -> dict[str, Any]:
         record: dict[str, Any] = {"id": q.id, "db_id": q.db_id, "question": q.question, "difficulty": q.difficulty,
@@ -244,11 +247,11 @@ class _Job:
         options.setdefault("db_id", q.db_id)  # few-shot retrieval never draws from the question's own database
         if options.get("learn_weights", True):
             options.setdefault("gold_sql", q.gold_sql)  # read only after selection, to update expert weights
-        descriptions = self._descriptions(q.db_id)
-        if descriptions:
-            options.setdefault("column_descriptions", descriptions)
-        ctx = Context(question=q.question, db=self.database(q.db_path), models={"default": self.model},
-                      evidence=q.evidence, samples=self.options.samples, options=options)
+        database = self.database(q.db_path)
+        # BIRD's database_description folder next to the database file is found by `knowledge.prepare` itself
+        ctx = Context(question=q.question, db=database, models={"default": self.model},
+                      evidence=q.evidence, samples=self.options.samples, options=options,
+                      knowledge=self._knowledge(q.db_id, database))
         started = time.perf_counter()
         linked: Schema | None = None
         candidates: list[str] = []

@@ -8,6 +8,7 @@ from collections.abc import Callable
 from groundsql.answer import Answer
 from groundsql.context import Context
 from groundsql.errors import ConfigError
+from groundsql.knowledge import prepare
 
 Preset = Callable[[Context], Answer]
 PRESETS: dict[str, Preset] = {}
@@ -35,6 +36,7 @@ def run(ctx: Context, preset_name: str = DEFAULT_PRESET) -> Answer:
     """Answer `ctx.question` with a preset; the answer carries total elapsed time and the trace."""
     function = get_preset(preset_name)
     started = time.perf_counter()
+    prepare(ctx)  # the catalog and knowledge folder every prompt draws on, resolved once
     answer = function(ctx)
     answer.preset = preset_name
     answer.elapsed_s = time.perf_counter() - started

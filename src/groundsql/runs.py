@@ -75,6 +75,15 @@ class RunStore:
             )
             return int(cursor.lastrowid)
 
+    def get(self, run_id: int) -> dict[str, Any] | None:
+        """One run (without its trace) by id, or None."""
+        with self._connect() as conn:
+            conn.row_factory = sqlite3.Row
+            row = conn.execute(
+                "SELECT id, created_at, question, database, preset, model, sql, ok, error, row_count FROM runs "
+                "WHERE id = ?", (run_id,)).fetchone()
+        return dict(row) if row is not None else None
+
     def recent(self, limit: int = 20) -> list[dict[str, Any]]:
         with self._connect() as conn:
             conn.row_factory = sqlite3.Row

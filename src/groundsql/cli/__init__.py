@@ -5,6 +5,7 @@ from __future__ import annotations
 from groundsql.cli import (
     commands,  # noqa: F401,E402  (registers ask, sql, models, demo-db)
     eval,  # noqa: F401,E402  (registers the eval group)
+    knowledge,  # noqa: F401,E402  (registers the knowledge group)
     profile,  # noqa: F401,E402  (registers profile)
 )
 from groundsql.cli.app import cli, main  # noqa: F401

@@ -65,7 +65,7 @@ def load_knowledge(folder: str | Path, db: Database | None = None) -> Knowledge:
         found.descriptions = load_descriptions(root)
         return found
     settings = _read_settings(root / SETTINGS_FILE)
-    found.rules = _read_rules(root / RULES_FILE)
+    found.rules = read_rules(root / RULES_FILE)
     found.terms = _read_glossary(root / GLOSSARY_FILE)
     examples_file = next((root / n for n in EXAMPLES_FILES if (root / n).is_file()), None)
     if examples_file is not None:
@@ -149,7 +149,7 @@ def _read_settings(path: Path) -> dict[str, Any]:
     return data
 
 
-def _read_rules(path: Path) -> list[Rule]:
+def read_rules(path: Path) -> list[Rule]:
     if not path.is_file():
         return []
     entries, lines = _yaml_with_lines(path, "rules")

@@ -83,9 +83,8 @@ def add_rule(folder: str | Path, text: str, *, tables: list[str] | None = None) 
     if not text:
         raise KnowledgeError("a rule needs its text")
     path = Path(folder).expanduser() / RULES_FILE
-    if path.is_file():
-        if any(" ".join(r.text.split()).lower() == text.lower() for r in read_rules(path)):
-            return Added(path, False, "the same rule is already there")
+    if path.is_file() and any(" ".join(r.text.split()).lower() == text.lower() for r in read_rules(path)):
+        return Added(path, False, "the same rule is already there")
     path.parent.mkdir(parents=True, exist_ok=True)
     entry: dict[str, Any] = {"text": text}
     if tables:

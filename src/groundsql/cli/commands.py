@@ -168,17 +168,24 @@ def models(download, as_json):
 @cli.command("demo-db")
 @click.argument("path", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--seed", type=int, default=7, show_default=True, help="Random seed (same seed, same database).")
-@click.option("--force", is_flag=True, help="Overwrite PATH if it exists.")
-def demo_db(path, seed, force):
+@click.option("--force", is_flag=True, help="Overwrite PATH (and its knowledge folder) if it exists.")
+@click.option("--knowledge/--no-knowledge", "with_knowledge", default=True, show_default=True,
+              help="Also write PATH.knowledge/: the shop's business rules, glossary, verified examples, handbook.")
+def demo_db(path, seed, force, with_knowledge):
     """Generate the demo shop database (SQLite) at PATH.
 
     Customers, regions, products, orders, order lines, subscriptions and tags — with the mess real data has:
     coded statuses, dates as text in mixed formats, NULL-heavy columns, trailing spaces, an undeclared bridge table.
+    Its knowledge folder (what "active", "churned" or "fiscal Q1" mean here) is found by `ask` next to PATH.
     """
     from groundsql.demo import generate_demo_database
 
     summary = generate_demo_database(path, seed=seed, overwrite=force)
     click.echo(f"wrote {path}: " + ", ".join(f"{name} ({count})" for name, count in summary.items()))
+    if with_knowledge:
+        from groundsql.knowledge.store import write_demo_knowledge
+
+        click.echo(f"wrote {write_demo_knowledge(path, overwrite=force)} (see docs/knowledge.md)")
 
 
 @cli.command()

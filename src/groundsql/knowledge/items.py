@@ -40,9 +40,11 @@ class Rule:
     tables: tuple[str, ...] = ()
     columns: tuple[str, ...] = ()
     always: bool = False
+    keywords: tuple[str, ...] = ()  # words of questions the rule should be found for
 
     def item(self) -> Item:
-        return Item("rule", self.text, self.source, " ".join(self.tables + self.columns), self.tables, self.always)
+        return Item("rule", self.text, self.source, " ".join(self.tables + self.columns + self.keywords), self.tables,
+                    self.always)
 
 
 @dataclass(frozen=True)

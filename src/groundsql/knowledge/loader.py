@@ -160,9 +160,10 @@ def read_rules(path: Path) -> list[Rule]:
             entry = {"text": entry}
         if not isinstance(entry, dict) or not str(entry.get("text") or "").strip():
             raise KnowledgeError(f"{source}: a rule needs 'text' (or is a plain string)")
-        _only(entry, {"text", "tables", "columns", "always"}, source)
-        rules.append(Rule(text=str(entry["text"]).strip(), source=source, tables=_names(entry.get("tables")),
-                          columns=_names(entry.get("columns")), always=bool(entry.get("always", False))))
+        _only(entry, {"text", "tables", "columns", "always", "keywords"}, source)
+        rules.append(Rule(text=" ".join(str(entry["text"]).split()), source=source,
+                          tables=_names(entry.get("tables")), columns=_names(entry.get("columns")),
+                          always=bool(entry.get("always", False)), keywords=_names(entry.get("keywords"))))
     return rules
 
 

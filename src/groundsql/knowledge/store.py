@@ -160,3 +160,18 @@ def _same_sql(a: str, b: str, dialect: str) -> bool:
         return sqlglot.parse_one(a, read=dialect) == sqlglot.parse_one(b, read=dialect)
     except (ParseError, TokenError):
         return " ".join(a.split()) == " ".join(b.split())
+
+
+def write_demo_knowledge(db_path: str | Path, *, overwrite: bool = False) -> Path:
+    """Copy the demo shop's knowledge folder (rules, glossary, examples, a handbook) to ``<db_path>.knowledge/``."""
+    from importlib import resources
+
+    target = Path(db_path).with_name(Path(db_path).name + ".knowledge")
+    if target.exists() and not overwrite:
+        raise KnowledgeError(f"{target} exists; pass --force to overwrite it")
+    source = resources.files("groundsql.knowledge").joinpath("demo")
+    for name in ("rules.yaml", "glossary.yaml", "examples.yaml", "docs/handbook.md"):
+        path = target / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(source.joinpath(name).read_text(encoding="utf-8"), encoding="utf-8")
+    return target

@@ -55,3 +55,14 @@ def test_tables_rank_by_question_with_value_hits_boosted() -> None:
               ("regions", "region_id region_name country")]
     assert rank_tables(tables, "orders by status")[0] == "orders"
     assert rank_tables(tables, "how many in the North", boost=["regions"])[0] == "regions"
+
+
+def test_options_are_typed_and_a_bad_value_is_one_clear_error() -> None:
+    from groundsql.errors import ConfigError
+    from groundsql.knowledge import KnowledgeOptions
+
+    options = KnowledgeOptions.from_options({"catalog_context": False, "refine_rounds": 3, "schema_budget_tokens": 900})
+    assert not options.catalog_context and options.schema_budget_tokens == 900 and options.knowledge
+    assert KnowledgeOptions.from_options({"catalog_context": False, "knowledge": False, "dialect_notes": False}).plain
+    with pytest.raises(ConfigError, match="option knowledge='/tmp/x'"):
+        KnowledgeOptions.from_options({"knowledge": "/tmp/x"})

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from groundsql.errors import ConfigError
 
 
 class KnowledgeOptions(BaseModel):
@@ -31,7 +33,12 @@ class KnowledgeOptions(BaseModel):
     def from_options(cls, options: dict[str, Any] | None) -> KnowledgeOptions:
         """The fields of this model found in a context's options dict (other keys are ignored)."""
         values = {k: v for k, v in (options or {}).items() if k in cls.model_fields}
-        return cls.model_validate(values)
+        try:
+            return cls.model_validate(values)
+        except ValidationError as exc:
+            problem = exc.errors()[0]
+            name = ".".join(str(p) for p in problem["loc"])
+            raise ConfigError(f"option {name}={values.get(name)!r}: {problem['msg']}") from None
 
     @property
     def plain(self) -> bool:

@@ -126,3 +126,18 @@ def test_unknown_fields_are_errors_not_silently_ignored(tmp_path: Path) -> None:
 
 def test_the_folder_next_to_the_database_is_found(folder: Path, music_db: Path) -> None:
     assert discover_folder(Database(str(music_db))) == folder.parent / "music.sqlite.knowledge"
+
+
+def test_enrichment_reads_the_folders_rules_and_documents(folder: Path, music_db: Path) -> None:
+    import json as json_module
+
+    from groundsql.catalog import build_catalog
+    from groundsql.models import ScriptedModel
+
+    knowledge = load_knowledge(folder)
+    reply = json_module.dumps({"table": "A table.", "columns": {}})
+    model = ScriptedModel(default=reply)
+    build_catalog(Database(str(music_db)), use_cache=False, enrich=True, model=model,
+                  documents=knowledge.documents_text())
+    prompt = model.calls[0]["messages"][-1]["content"]
+    assert "A veteran singer is older than 45." in prompt and "Sales count physical copies only." in prompt

@@ -20,7 +20,8 @@ from groundsql.models import DEFAULT_MODEL, SPEC_HELP, load_model
 @cli.command()
 @db_option
 @click.option("--refresh", is_flag=True, help="Rebuild the catalog even when a cached one matches the schema.")
-@click.option("--enrich", is_flag=True, help="Have the model write one-line descriptions of tables and columns.")
+@click.option("--enrich", is_flag=True, help="Have the model write one-line descriptions of tables and columns "
+              "(it reads the knowledge folder's rules, glossary and documents).")
 @click.option("--model", "model_spec", default=DEFAULT_MODEL, show_default=True, metavar="SPEC",
               help=f"Model for --enrich: {SPEC_HELP}.")
 @click.option("--descriptions", type=click.Path(exists=True, path_type=Path), default=None,
@@ -54,13 +55,14 @@ def profile(db_url, refresh, enrich, model_spec, descriptions, knowledge_dir, no
         def progress(table: str, done: int, total: int) -> None:
             bar.update(task, completed=done, total=total, table=table)
 
-        catalog = build_catalog(db, refresh=refresh, use_cache=not no_cache, descriptions=descriptions,
-                                enrich=enrich, model=model, progress=progress)
-    from groundsql.knowledge import load_for
-    from groundsql.knowledge.grounding import described_catalog
+        from groundsql.knowledge import load_for
+        from groundsql.knowledge.grounding import described_catalog
 
-    loaded = load_for(db, knowledge_dir)  # its descriptions, known values and relationships, shown (not cached)
-    if loaded is not None and not loaded.empty:
+        loaded = load_for(db, knowledge_dir)
+        documents = loaded.documents_text() if loaded is not None else None
+        catalog = build_catalog(db, refresh=refresh, use_cache=not no_cache, descriptions=descriptions,
+                                enrich=enrich, model=model, progress=progress, documents=documents or None)
+    if loaded is not None and not loaded.empty:  # its descriptions, known values and relationships (not cached)
         catalog = described_catalog(catalog, loaded)
     if as_json:
         print_json(catalog.to_dict(include_values=False, include_schema=False))

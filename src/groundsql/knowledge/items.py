@@ -118,6 +118,13 @@ class Knowledge:
         return not (self.rules or self.terms or self.examples or self.chunks or self.has_descriptions
                     or self.relationships)
 
+    def documents_text(self, limit_chars: int = 4000) -> str:
+        """Rules, glossary entries and document chunks as plain text (for enrichment prompts), cut at `limit_chars`."""
+        lines = [f"- {r.text}" for r in self.rules] + [f"- {t.item().text}" for t in self.terms]
+        lines += [c.item().text for c in self.chunks]
+        text = "\n".join(lines)
+        return text if len(text) <= limit_chars else text[: limit_chars - 1] + "…"
+
     def counts(self) -> dict[str, int]:
         return {"rules": len(self.rules), "terms": len(self.terms), "examples": len(self.examples),
                 "doc_chunks": len(self.chunks), "described_tables": len(self.descriptions.tables),

@@ -157,3 +157,15 @@ def test_a_changed_database_is_profiled_again(music_db: Path) -> None:
     conn.close()
     answer = ask("How many labels?", str(music_db), model=ScriptedModel(["SELECT 1"]), preset="baseline")
     assert "CREATE TABLE label" in sent_prompts(answer)[-1]
+
+
+def test_prompts_about_one_database_share_the_schema_prefix(demo_db: Path) -> None:
+    import os
+
+    model = ScriptedModel(default="SELECT 1")
+    ask("How many orders were delivered?", str(demo_db), model=model, preset="baseline")
+    ask("Which customers are in the education segment?", str(demo_db), model=model, preset="baseline")
+    first, second = ("\n".join(m["content"] for m in call["messages"]) for call in model.calls)
+    shared = os.path.commonprefix([first, second])
+    assert "CREATE TABLE tags" in shared and shared.rstrip().endswith("*/")  # through the last table's rows
+    assert "Stored values" not in shared and "syntax notes" not in shared

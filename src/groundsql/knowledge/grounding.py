@@ -67,7 +67,7 @@ def prepare(ctx: Any) -> None:
         except GroundsqlError as exc:
             log.warning("no catalog for %s (%s); the prompt shows the plain schema", ctx.db.display, exc)
     knowledge = getattr(ctx, "knowledge", None)
-    if ctx.catalog is not None and knowledge is not None and not knowledge.empty:
+    if ctx.catalog is not None and knowledge is not None and (knowledge.has_descriptions or knowledge.relationships):
         ctx.catalog = described_catalog(ctx.catalog, knowledge)
     if ctx.catalog is not None:
         ctx.trace.note("catalog", fingerprint=ctx.catalog.fingerprint, tables=len(ctx.catalog.table_names),

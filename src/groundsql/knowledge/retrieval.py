@@ -24,7 +24,7 @@ _STOPWORD_TEXT = (
 )
 STOPWORDS = frozenset(_STOPWORD_TEXT.split())
 #: An item is kept only when its score reaches this share of the best item's score.
-MIN_RATIO = 0.4
+MIN_RATIO = 0.5
 #: ... and at least this absolute BM25 score (one rare shared word scores about 1).
 MIN_SCORE = 0.5
 

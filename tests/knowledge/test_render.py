@@ -169,3 +169,11 @@ def test_prompts_about_one_database_share_the_schema_prefix(demo_db: Path) -> No
     shared = os.path.commonprefix([first, second])
     assert "CREATE TABLE tags" in shared and shared.rstrip().endswith("*/")  # through the last table's rows
     assert "Stored values" not in shared and "syntax notes" not in shared
+
+
+def test_the_cli_profiles_a_new_database_once_behind_a_progress_bar(music_db: Path) -> None:
+    from groundsql.cli.progress import catalog_with_progress
+
+    first = catalog_with_progress(Database(str(music_db)), quiet=True)
+    assert not first.from_cache and first.table("song") is not None
+    assert catalog_with_progress(Database(str(music_db)), quiet=True) is first  # reused, not profiled again

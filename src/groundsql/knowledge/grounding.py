@@ -15,7 +15,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from groundsql.catalog import Catalog, apply_descriptions, build_catalog
+from groundsql.catalog import Catalog, apply_descriptions, build_catalog, introspect
 from groundsql.catalog import cache as catalog_cache
 from groundsql.catalog.build import Progress
 from groundsql.catalog.joins import Relationship
@@ -79,13 +79,13 @@ def prepare(ctx: Any) -> None:
 def shared_catalog(db: Database, schema: Any | None = None, *, progress: Progress | None = None) -> Catalog:
     """The catalog of `db`, shared by every run in this process; profiled once when no cached one matches
     (`progress(table, done, total)` is called as tables are profiled)."""
-    key = (db.display, catalog_cache.fingerprint(schema, db.display)) if schema is not None else None
-    if key is not None and key in _CATALOGS:
+    key = (db.display, catalog_cache.fingerprint(schema if schema is not None else introspect(db), db.display))
+    if key in _CATALOGS:
         return _CATALOGS[key]
     with _LOCK:
         lock = _LOCKS.setdefault(db.display, threading.Lock())
     with lock:  # one profiling per database even when questions on it run in parallel
-        if key is not None and key in _CATALOGS:
+        if key in _CATALOGS:
             return _CATALOGS[key]
         catalog = build_catalog(db, progress=progress)
         _CATALOGS[(db.display, catalog.fingerprint)] = catalog

@@ -141,3 +141,15 @@ def test_enrichment_reads_the_folders_rules_and_documents(folder: Path, music_db
                   documents=knowledge.documents_text())
     prompt = model.calls[0]["messages"][-1]["content"]
     assert "A veteran singer is older than 45." in prompt and "Sales count physical copies only." in prompt
+
+
+def test_the_real_bird_description_folders_load() -> None:
+    from tests.conftest import DATA
+
+    root = DATA / "bird_minidev" / "dev_databases"
+    if not root.is_dir():
+        pytest.skip(f"BIRD mini-dev metadata not found at {root}")
+    loaded = load_knowledge(root / "california_schools")  # the database folder holding database_description/
+    assert loaded.counts()["described_columns"] == 89
+    note = loaded.descriptions.column("frpm", "Charter School (Y/N)")
+    assert note is not None and note.values and "1" in note.values

@@ -258,8 +258,10 @@ class _Job:
         stages: dict[str, str] = {}
         try:
             if self.options.stage == "link":
+                from groundsql.knowledge import prepare
                 from groundsql.linking import link
 
+                prepare(ctx)  # the same catalog and knowledge a full run gets
                 linked = link(ctx, self.options.linker or "full").as_mapping()
             else:
                 answer = run(ctx, self.options.preset)

@@ -107,6 +107,10 @@ def described_catalog(catalog: Catalog, knowledge: Knowledge) -> Catalog:
     described = replace(catalog, schema=copy.deepcopy(catalog.schema), tables=copy.deepcopy(catalog.tables),
                         join_graph=copy.deepcopy(catalog.join_graph))
     apply_descriptions(described.tables, described.schema, knowledge.descriptions)
+    for profile in described.tables:  # linkers read table descriptions from the plain schema
+        table = described.schema.table(profile.name)
+        if table is not None and profile.description and not table.comment:
+            table.comment = profile.description
     for (table, column), values in knowledge.known_values.items():
         profile = described.column(table, column)
         if profile is not None and not profile.value_description:

@@ -10,7 +10,8 @@ from groundsql.context import Context
 from groundsql.db import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_S, Database
 from groundsql.knowledge import Knowledge, load_for
 from groundsql.models import Model, load_model
-from groundsql.pipelines import DEFAULT_PRESET, run
+from groundsql.options import Options
+from groundsql.pipelines import DEFAULT_PRESET, preset_options, run
 
 
 def connect(url: str, *, timeout_s: float = DEFAULT_TIMEOUT_S, max_rows: int = DEFAULT_MAX_ROWS) -> Database:
@@ -35,8 +36,9 @@ def ask(
     preset: str = DEFAULT_PRESET,
     evidence: str | None = None,
     samples: int = 1,
-    options: dict | None = None,
+    options: dict | Options | None = None,
     catalog: Catalog | bool | None = None,
+    models: dict[str, Model | str] | None = None,
     knowledge: str | Path | Knowledge | None = None,
 ) -> Answer:
     """Answer a natural-language question with SQL.
@@ -48,10 +50,13 @@ def ask(
         preset: the pipeline to run (see `groundsql.pipelines.PRESETS`).
         evidence: extra knowledge to use (definitions, formulas, business rules).
         samples: candidates to sample where the preset samples.
-        options: preset options (e.g. ``refine_rounds``).
+        options: the preset's options (e.g. ``{"refine_rounds": 3}``; `groundsql presets --options PRESET`
+            lists them); an unknown key or a bad value raises `OptionsError` before anything runs.
         catalog: profiled metadata (inferred keys, value index, descriptions, statistics) for prompts and linkers:
             a `Catalog`; True or None: the one cached for this database when its structure is unchanged, else the
             database is profiled now (once; no model calls); False: none, prompts show the plain schema.
+        models: a model (or spec) per role, e.g. ``{"judge": "openai:gpt-4o-mini"}``; roles not named use
+            `model`.
         knowledge: a knowledge folder (rules, glossary, verified examples, documents, descriptions; see
             docs/knowledge.md) or a loaded `Knowledge`; None: the `<db file>.knowledge/` folder when there is one.
 
@@ -62,14 +67,16 @@ def ask(
         from groundsql.errors import ConfigError
 
         raise ConfigError("the question is empty")
+    given = options.given() if isinstance(options, Options) else dict(options or {})
+    if catalog is False:
+        given.setdefault("catalog_context", False)
+    validated = preset_options(preset, given)
     database = db if isinstance(db, Database) else connect(db)
     chosen = model if isinstance(model, Model) else load_model(model)
-    run_options = dict(options or {})
-    if catalog is False:
-        run_options.setdefault("catalog_context", False)
     if knowledge is not None and not isinstance(knowledge, Knowledge):
         knowledge = load_for(database, knowledge)
-    ctx = Context(question=question.strip(), db=database, models={"default": chosen}, evidence=evidence,
-                  samples=samples, options=run_options, catalog=catalog if isinstance(catalog, Catalog) else None,
+    roles = {role: m if isinstance(m, Model) else load_model(m) for role, m in (models or {}).items()}
+    ctx = Context(question=question.strip(), db=database, models={"default": chosen, **roles}, evidence=evidence,
+                  samples=samples, options=validated, catalog=catalog if isinstance(catalog, Catalog) else None,
                   knowledge=knowledge)
     return run(ctx, preset)

@@ -108,11 +108,15 @@ def test_descriptions_and_rules_reach_the_prompt_actually_sent(music_db: Path, m
     assert answer.trace.notes("knowledge.loaded")[0]["rules"] == 1
 
 
-@pytest.mark.parametrize("preset", ["refine", "ssev", "apex"])
-def test_every_preset_gets_the_same_grounding(music_db: Path, music_knowledge: Path, preset: str) -> None:
+@pytest.mark.parametrize(("preset", "options"), [
+    ("refine", {}),
+    ("ssev", {"validate": False, "samples": 1}),
+    ("apex", {"paths": False, "tips": 0, "max_actions": 1, "samples": 1}),
+])
+def test_every_preset_gets_the_same_grounding(music_db: Path, music_knowledge: Path, preset: str,
+                                              options: dict) -> None:
     model = ScriptedModel(default="SELECT count(*) FROM singer WHERE age > 45")
-    answer = ask("How many veteran singers?", str(music_db), model=model, preset=preset,
-                 options={"validate": False, "paths": False, "tips": 0, "max_actions": 1, "samples": 1})
+    answer = ask("How many veteran singers?", str(music_db), model=model, preset=preset, options=options)
     generation = [m["content"] for e in answer.trace.events if isinstance(e, ModelCall)
                   and not e.step.startswith("link") for m in e.messages]
     assert any("A veteran singer is older than 45." in p and "One row per recorded song" in p for p in generation)

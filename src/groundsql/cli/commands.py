@@ -10,11 +10,20 @@ import click
 from groundsql.api import ask as ask_question
 from groundsql.api import connect
 from groundsql.cli.app import cli, configure_logging
-from groundsql.cli.options import experts_option, linker_option, parse_preset_options, preset_options
+from groundsql.cli.options import (
+    check_flags,
+    experts_option,
+    linker_option,
+    model_for_option,
+    parse_model_roles,
+    parse_preset_options,
+    preset_options,
+)
 from groundsql.cli.output import print_json, print_sql, print_table
 from groundsql.db import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_S
 from groundsql.models import DEFAULT_MODEL, SPEC_HELP, load_model
 from groundsql.pipelines import DEFAULT_PRESET, DESCRIPTIONS
+from groundsql.pipelines import preset_options as validate_preset_options
 
 db_option = click.option("--db", "db_url", required=True, metavar="URL",
                          help="Database URL or file path: demo.sqlite, duckdb:///x.duckdb, "
@@ -41,6 +50,7 @@ knowledge_option = click.option(
 @click.option("--samples", type=int, default=1, show_default=True, help="Candidates to sample where the preset votes.")
 @linker_option
 @experts_option
+@model_for_option
 @preset_options
 @click.option("--clarify", is_flag=True, help="When confidence is low, return a clarifying question instead.")
 @click.option("--trace", "with_trace", is_flag=True, help="With --json, include every model call and query.")
@@ -55,8 +65,8 @@ knowledge_option = click.option(
 @timeout_option
 @rows_option
 @json_option
-def ask(question, db_url, model_spec, preset, evidence, samples, linker, experts, preset_options, clarify, with_trace,
-        record, verbose, use_catalog, knowledge_dir, timeout_s, max_rows, as_json):
+def ask(question, db_url, model_spec, preset, evidence, samples, linker, experts, model_for, preset_options, clarify,
+        with_trace, record, verbose, use_catalog, knowledge_dir, timeout_s, max_rows, as_json):
     """Answer QUESTION with SQL run read-only against --db.
 
     \b
@@ -67,18 +77,21 @@ def ask(question, db_url, model_spec, preset, evidence, samples, linker, experts
     """
     if verbose:
         configure_logging(verbose)
-    db = connect(db_url, timeout_s=timeout_s, max_rows=max_rows)
-    model = load_model(model_spec)
+    check_flags(preset, linker=bool(linker), experts=bool(experts), clarify=clarify)
+    roles = parse_model_roles(model_for)
     options = parse_preset_options(preset_options, linker=linker, experts=experts)
     if clarify:
         options["clarify"] = True
+    options = validate_preset_options(preset, options)  # before the database or the model is opened
+    db = connect(db_url, timeout_s=timeout_s, max_rows=max_rows)
+    model = load_model(model_spec)
     catalog = False
-    if use_catalog and options.get("catalog_context", True):
+    if use_catalog and getattr(options, "catalog_context", True):
         from groundsql.cli.progress import catalog_with_progress
 
         catalog = catalog_with_progress(db, quiet=as_json)
     answer = ask_question(question, db, model=model, preset=preset, evidence=evidence, samples=samples,
-                          options=options, catalog=catalog, knowledge=knowledge_dir)
+                          options=options, catalog=catalog, models=roles, knowledge=knowledge_dir)
     if record:
         from groundsql.runs import RunStore
 
@@ -91,6 +104,8 @@ def ask(question, db_url, model_spec, preset, evidence, samples, linker, experts
     print_sql(answer.sql)
     for note in answer.notes:
         click.echo(f"note: {note}", err=True)
+    for warning in answer.warnings:
+        click.echo(f"warning: {warning}", err=True)
     if answer.result is not None:
         print_table(answer.result.columns, answer.to_dict()["rows"], answer.result.truncated)
     if answer.error:
@@ -189,11 +204,36 @@ def demo_db(path, seed, force, with_knowledge):
 
 
 @cli.command()
-def presets():
-    """List the pipeline presets."""
-    for name in sorted(DESCRIPTIONS):
-        marker = " (default)" if name == DEFAULT_PRESET else ""
-        click.echo(f"{name}{marker}: {DESCRIPTIONS[name]}")
+@click.option("--options", "options_of", default=None, metavar="PRESET",
+              help="Print the options of PRESET (name, values, default, description) instead of the list.")
+@click.option("--linker", default=None, metavar="SPEC",
+              help="With --options: include the options of these linkers (default: the preset's own).")
+def presets(options_of, linker):
+    """List the pipeline presets, or the options one accepts (see docs/options.md).
+
+    \b
+    Examples:
+      groundsql presets
+      groundsql presets --options ssev
+      groundsql presets --options ssev --linker vector
+    """
+    if options_of is None:
+        for name in sorted(DESCRIPTIONS):
+            marker = " (default)" if name == DEFAULT_PRESET else ""
+            click.echo(f"{name}{marker}: {DESCRIPTIONS[name]}")
+        return
+    from groundsql.options import options_table
+    from groundsql.pipelines import options_model
+
+    check_flags(options_of, linker=bool(linker))
+    rows = options_table(options_model(options_of, linker))
+    if not rows:
+        click.echo(f"{options_of} takes no options")
+        return
+    width = max(len(r["option"]) for r in rows)
+    for row in rows:
+        click.echo(f"{row['option']:<{width}}  {row['description']}")
+        click.echo(f"{'':<{width}}  {row['type']}; default {row['default']}")
 
 
 @cli.command()

@@ -18,6 +18,7 @@ from typing import Any
 from groundsql.catalog import Catalog, apply_descriptions, build_catalog, introspect
 from groundsql.catalog import cache as catalog_cache
 from groundsql.catalog.build import Progress
+from groundsql.catalog.descriptions import ColumnNote, Descriptions
 from groundsql.catalog.joins import Relationship
 from groundsql.catalog.schema import ForeignKey
 from groundsql.db import Database
@@ -34,33 +35,23 @@ _LOCKS: dict[str, threading.Lock] = {}
 _LOCK = threading.Lock()
 
 
-def run_cache(ctx: Any) -> dict[Any, Any]:
-    """The context's per-run cache (one place to change when the context gets a typed cache)."""
-    typed = getattr(ctx, "cache", None)
-    if isinstance(typed, dict):
-        return typed
-    return ctx.options.setdefault("_cache", {})
-
-
 def options_of(ctx: Any) -> KnowledgeOptions:
-    """The run's `KnowledgeOptions`, read once from the context options."""
-    cache = run_cache(ctx)
-    if "knowledge_options" not in cache:
-        cache["knowledge_options"] = KnowledgeOptions.from_options(ctx.options)
-    return cache["knowledge_options"]
+    """The run's `KnowledgeOptions` (its defaults, overridden by what the run was given)."""
+    return ctx.settings(KnowledgeOptions)
 
 
 def prepare(ctx: Any) -> None:
     """Give the context its knowledge and (when catalog context is on) its catalog; never fails the question."""
-    cache = run_cache(ctx)
-    if cache.get("grounded"):
+    if ctx.cache.grounded:
         return
-    cache["grounded"] = True
+    ctx.cache.grounded = True
     options = options_of(ctx)
     if getattr(ctx, "knowledge", None) is None and options.knowledge:
         folder = discover_folder(ctx.db)
         if folder is not None:
             ctx.knowledge = cached_knowledge(folder, ctx.db)
+        elif getattr(ctx, "column_descriptions", None):
+            ctx.knowledge = _from_column_descriptions(ctx.column_descriptions)
     if options.catalog_context and ctx.catalog is None:
         try:
             ctx.catalog = shared_catalog(ctx.db, ctx.schema)
@@ -120,6 +111,13 @@ def described_catalog(catalog: Catalog, knowledge: Knowledge) -> Catalog:
     with _LOCK:
         _DESCRIBED[key] = described
     return described
+
+
+def _from_column_descriptions(columns: dict[str, dict[str, str]]) -> Knowledge:
+    """Knowledge holding only descriptions given as {table: {column: text}} (`Context.column_descriptions`)."""
+    notes = {table: {column: ColumnNote(description=text) for column, text in cols.items() if text}
+             for table, cols in columns.items()}
+    return Knowledge(descriptions=Descriptions(columns=notes))
 
 
 def _add_relationship(catalog: Catalog, table: str, column: str, ref_table: str, ref_column: str) -> None:

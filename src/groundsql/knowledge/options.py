@@ -4,15 +4,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import Field, ValidationError
 
 from groundsql.errors import ConfigError
+from groundsql.options import Options, register
 
 
-class KnowledgeOptions(BaseModel):
-    """How much catalog and knowledge reaches generation prompts; read once per run from the context options."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
+class KnowledgeOptions(Options):
+    """How much catalog and knowledge reaches generation prompts. Every preset accepts these options
+    (`pipelines.registry.options_model` mixes them in), since every preset's prompts go through the renderer."""
 
     catalog_context: bool = Field(True, description="Render the schema from the profiled catalog (descriptions, "
                                   "semantic types, values, ranges, inferred keys); False: plain DDL with rows.")
@@ -44,3 +44,6 @@ class KnowledgeOptions(BaseModel):
     def plain(self) -> bool:
         """True when nothing beyond today's plain DDL is wanted (the 'no knowledge' ablation)."""
         return not (self.catalog_context or self.knowledge or self.dialect_notes)
+
+
+register(KnowledgeOptions, "the knowledge renderer")

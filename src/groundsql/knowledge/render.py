@@ -32,7 +32,7 @@ from groundsql.catalog.render import render_sample
 from groundsql.db import Database, Result
 from groundsql.errors import DatabaseError
 from groundsql.knowledge.dialect_notes import choose_notes
-from groundsql.knowledge.grounding import options_of, prepare, run_cache
+from groundsql.knowledge.grounding import options_of, prepare
 from groundsql.knowledge.items import Item
 from groundsql.knowledge.options import KnowledgeOptions
 from groundsql.knowledge.retrieval import KnowledgeRetriever, Retrieved, rank_tables
@@ -88,7 +88,7 @@ def render_context(ctx: Any, *, tables: list[str] | None = None, linked: Linked 
     key = ("knowledge.render", tuple(tables) if tables is not None else None,
            tuple(sorted((t, tuple(c)) for t, c in mapping.items())) if mapping else None,
            tuple(value_lines or ()), limit, draft or "")
-    cache = run_cache(ctx)
+    cache = ctx.cache.prompt_contexts
     if key not in cache:
         cache[key] = _render(ctx, options, tables, mapping, value_lines, limit, draft)
     return cache[key]
@@ -250,12 +250,9 @@ def _knowledge_block(ctx: Any, value_lines: list[str], candidates: list[tuple[It
 
 
 def _retriever(ctx: Any) -> KnowledgeRetriever:
-    knowledge = ctx.knowledge
-    cache = run_cache(ctx)
-    key = ("knowledge.retriever", id(knowledge))
-    if key not in cache:
-        cache[key] = _shared_retriever(knowledge)
-    return cache[key]
+    if ctx.cache.knowledge_retriever is None:
+        ctx.cache.knowledge_retriever = _shared_retriever(ctx.knowledge)
+    return ctx.cache.knowledge_retriever
 
 
 _RETRIEVERS: dict[int, tuple[Any, KnowledgeRetriever]] = {}

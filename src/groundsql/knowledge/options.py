@@ -14,20 +14,20 @@ class KnowledgeOptions(Options):
     """How much catalog and knowledge reaches generation prompts. Every preset accepts these options
     (`pipelines.registry.options_model` mixes them in), since every preset's prompts go through the renderer."""
 
-    catalog_context: bool = Field(True, description="Render the schema from the profiled catalog (descriptions, "
-                                  "semantic types, values, ranges, inferred keys); False: plain DDL with rows.")
-    knowledge: bool = Field(True, description="Retrieve rules, glossary terms, verified examples and document "
-                            "chunks from the knowledge folder into the prompt.")
-    dialect_notes: bool = Field(True, description="Add the shipped syntax notes of the database's dialect that "
-                                "the question (or a draft query) needs.")
-    schema_budget_tokens: int = Field(6000, ge=200, description="Most tokens the schema block may take; detail, "
-                                      "then the least relevant tables, are cut beyond it.")
-    knowledge_budget_tokens: int = Field(900, ge=0, description="Most tokens for retrieved knowledge items, value "
-                                         "matches and dialect notes together.")
-    sample_rows: int = Field(3, ge=0, description="Example rows shown under each table (dropped first when the "
-                             "schema block is over budget).")
-    max_items: int = Field(8, ge=0, description="Most knowledge items (rules, terms, examples, chunks) retrieved.")
-    max_dialect_notes: int = Field(3, ge=0, description="Most dialect notes shown for one prompt.")
+    catalog_context: bool = Field(True, description="render the schema from the profiled catalog (descriptions, "
+                                  "semantic types, values, ranges, inferred keys); false: plain DDL with rows")
+    knowledge: bool = Field(True, description="retrieve rules, glossary terms, verified examples and document "
+                            "chunks from the knowledge folder into the prompt")
+    dialect_notes: bool = Field(True, description="add the shipped syntax notes of the database's dialect that "
+                                "the question (or a draft query) needs")
+    schema_budget_tokens: int = Field(6000, ge=200, description="most tokens the schema block may take; detail, "
+                                      "then the least relevant tables, are cut beyond it")
+    knowledge_budget_tokens: int = Field(900, ge=0, description="most tokens for retrieved knowledge items, value "
+                                         "matches and dialect notes together")
+    sample_rows: int = Field(3, ge=0, description="example rows shown under each table (dropped first when the "
+                             "schema block is over budget)")
+    max_items: int = Field(8, ge=0, description="most knowledge items (rules, terms, examples, chunks) retrieved")
+    max_dialect_notes: int = Field(3, ge=0, description="most dialect notes shown for one prompt")
 
     @classmethod
     def from_options(cls, options: dict[str, Any] | None) -> KnowledgeOptions:

@@ -10,7 +10,7 @@ from groundsql.api import ask
 from groundsql.knowledge.store import write_demo_knowledge
 from groundsql.trace import ModelCall
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.slow]  # one cold prompt of about 1,700 tokens
 
 
 def test_the_glossary_reaches_the_small_model_and_it_answers(tmp_path: Path, local_model) -> None:

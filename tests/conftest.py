@@ -22,11 +22,13 @@ def spider_db_path(db_id: str) -> Path:
 
 
 @pytest.fixture(autouse=True)
-def private_state_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """Run stores, expert weights and catalogs written by a test go to its own temporary folder, never the user's."""
+def private_state_dir(tmp_path: Path, tmp_path_factory: pytest.TempPathFactory,
+                      monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Run stores and expert weights written by a test go to its own temporary folder, and catalogs (profiled on
+    first use, keyed by database path and structure) to the session's, never the user's."""
     state = tmp_path / "state"
     monkeypatch.setenv("GROUNDSQL_STATE_DIR", str(state))
-    monkeypatch.setenv("GROUNDSQL_CACHE_DIR", str(tmp_path / "catalogs"))  # catalogs profiled on first use
+    monkeypatch.setenv("GROUNDSQL_CACHE_DIR", str(tmp_path_factory.getbasetemp() / "catalogs"))
     return state
 
 
@@ -89,8 +91,8 @@ def local_model():
     from groundsql.errors import ModelNotInstalled
     from groundsql.models import load_model
 
-    model = load_model(TEST_MODEL)
     try:
+        model = load_model(TEST_MODEL)  # checks that the weights are installed
         model.path()
     except ModelNotInstalled as exc:
         pytest.skip(str(exc))

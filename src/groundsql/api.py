@@ -8,24 +8,29 @@ from groundsql.answer import Answer
 from groundsql.catalog import Catalog
 from groundsql.context import Context
 from groundsql.db import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_S, Database
+from groundsql.errors import ConfigError
+from groundsql.inputs import check_evidence, check_question, check_samples
 from groundsql.knowledge import Knowledge, load_for
 from groundsql.models import Model, load_model
 from groundsql.options import Options
 from groundsql.pipelines import DEFAULT_PRESET, preset_options, run
+from groundsql.trace import Trace
 
 
-def connect(url: str, *, timeout_s: float = DEFAULT_TIMEOUT_S, max_rows: int = DEFAULT_MAX_ROWS) -> Database:
+def connect(url: str, *, timeout_s: float = DEFAULT_TIMEOUT_S, max_rows: int = DEFAULT_MAX_ROWS,
+            allow_system_catalogs: bool = False) -> Database:
     """Open a database read-only.
 
     Args:
         url: a URL (sqlite:///, duckdb:///, postgresql://, mysql://) or a path to a .sqlite/.duckdb/.csv/.parquet file.
         timeout_s: statement time limit in seconds.
         max_rows: row cap per statement.
+        allow_system_catalogs: let statements read system catalogs and other databases (off by default).
 
     Returns:
         A `Database` whose `execute` is guarded, read-only and limited.
     """
-    return Database(url, timeout_s=timeout_s, max_rows=max_rows)
+    return Database(url, timeout_s=timeout_s, max_rows=max_rows, allow_system_catalogs=allow_system_catalogs)
 
 
 def ask(
@@ -39,12 +44,13 @@ def ask(
     options: dict | Options | None = None,
     catalog: Catalog | bool | None = None,
     models: dict[str, Model | str] | None = None,
+    trace: Trace | None = None,
     knowledge: str | Path | Knowledge | None = None,
 ) -> Answer:
     """Answer a natural-language question with SQL.
 
     Args:
-        question: the question, in plain language.
+        question: the question, in plain language (at most `groundsql.inputs.MAX_QUESTION_CHARS` characters).
         db: an open `Database` or a URL/path to open.
         model: a `Model`, a model spec (see `groundsql models`), or None for the embedded default.
         preset: the pipeline to run (see `groundsql.pipelines.PRESETS`).
@@ -57,26 +63,28 @@ def ask(
             database is profiled now (once; no model calls); False: none, prompts show the plain schema.
         models: a model (or spec) per role, e.g. ``{"judge": "openai:gpt-4o-mini"}``; roles not named use
             `model`.
+        trace: the `Trace` to record the run on (a caller may watch it fill, or have recorded earlier steps).
         knowledge: a knowledge folder (rules, glossary, verified examples, documents, descriptions; see
             docs/knowledge.md) or a loaded `Knowledge`; None: the `<db file>.knowledge/` folder when there is one.
 
     Returns:
         The `Answer`: SQL, result, candidates, confidence and the trace of every call and query.
     """
-    if not question or not question.strip():
-        from groundsql.errors import ConfigError
-
-        raise ConfigError("the question is empty")
+    question = check_question(question)
+    evidence = check_evidence(evidence)
+    samples = check_samples(samples)
     given = options.given() if isinstance(options, Options) else dict(options or {})
     if catalog is False:
         given.setdefault("catalog_context", False)
     validated = preset_options(preset, given)
+    chosen = model if isinstance(model, Model) else load_model(model)  # a bad model spec fails before any I/O
     database = db if isinstance(db, Database) else connect(db)
-    chosen = model if isinstance(model, Model) else load_model(model)
     if knowledge is not None and not isinstance(knowledge, Knowledge):
         knowledge = load_for(database, knowledge)
     roles = {role: m if isinstance(m, Model) else load_model(m) for role, m in (models or {}).items()}
-    ctx = Context(question=question.strip(), db=database, models={"default": chosen, **roles}, evidence=evidence,
+    ctx = Context(question=question, db=database, models={"default": chosen, **roles}, evidence=evidence,
                   samples=samples, options=validated, catalog=catalog if isinstance(catalog, Catalog) else None,
-                  knowledge=knowledge)
+                  knowledge=knowledge, trace=trace if trace is not None else Trace())
+    if not (ctx.catalog.table_names if ctx.catalog is not None else ctx.schema.tables):
+        raise ConfigError(f"{database.display} has no tables: there is nothing to ask about")
     return run(ctx, preset)

@@ -19,6 +19,10 @@ class RefusedStatement(DatabaseError):
     """The guard refused a statement before it reached the engine."""
 
 
+class UnknownRelation(DatabaseError):
+    """A statement names a table or view the connected database does not have (checked before it runs)."""
+
+
 class QueryTimeout(DatabaseError):
     """A statement ran past its time limit and was cancelled."""
 
@@ -32,7 +36,18 @@ class ModelNotInstalled(ModelError):
 
 
 class TransientModelError(ModelError):
-    """A failure worth retrying: rate limits, timeouts, overloaded servers."""
+    """A failure worth retrying: rate limits, timeouts, overloaded servers, unreadable replies.
+
+    `retry_after_s` is the wait the server asked for (its Retry-After header), when it named one.
+    """
+
+    def __init__(self, message: str, *, retry_after_s: float | None = None):
+        super().__init__(message)
+        self.retry_after_s = retry_after_s
+
+
+class ModelTimeout(ModelError):
+    """A model call passed its total deadline (retries and slow replies included) and was abandoned."""
 
 
 class KnowledgeError(ConfigError):

@@ -85,7 +85,7 @@ def test_demo_db_has_the_promised_mess(demo_db: Path) -> None:
     assert db.execute("SELECT count(*) FROM customers WHERE segment LIKE '% '").rows[0][0] > 0
     nulls, total = db.execute("SELECT sum(phone IS NULL), count(*) FROM customers").rows[0]
     assert nulls / total > 0.6
-    pragma_free = db.execute("SELECT count(*) FROM pragma_foreign_key_list('product_tags')").rows[0][0]
+    pragma_free = db.execute_catalog_query("SELECT count(*) FROM pragma_foreign_key_list('product_tags')").rows[0][0]
     assert pragma_free == 0
 
 

@@ -60,7 +60,8 @@ def diagnose(sql: str, result: Result | None, error: str | None, schema: Schema 
 def _hint(kind: str, sql: str, schema: Schema | None) -> str:
     tables = _tables_hint(sql, schema)
     return {
-        "refused": "Only one read-only SELECT (or WITH … SELECT) query may run; never change data or schema.",
+        "refused": "Only one read-only SELECT (or WITH … SELECT) over this database's own tables may run, with "
+                   "standard SQL functions; never change data or schema. Do what the refusal says." + _all_tables(schema),
         "syntax": "Fix the syntax; write plain standard SQL for this engine.",
         "no_such_table": "Use only tables that exist in the schema." + _all_tables(schema),
         "no_such_column": "Use only columns that exist in the tables you query." + tables + _misplaced_hint(sql, schema),

@@ -181,3 +181,16 @@ def test_the_cli_profiles_a_new_database_once_behind_a_progress_bar(music_db: Pa
     first = catalog_with_progress(Database(str(music_db)), quiet=True)
     assert not first.from_cache and first.table("song") is not None
     assert catalog_with_progress(Database(str(music_db)), quiet=True) is first  # reused, not profiled again
+
+
+def test_a_repair_prompt_gets_the_notes_its_failing_query_needs(music_db: Path) -> None:
+    model = ScriptedModel(["SELECT count(song_id) / count(DISTINCT singer_id) FROM song WHERE genre = 'pop'",
+                           "SELECT 1.0 * count(song_id) / count(DISTINCT singer_id) FROM song"])
+    answer = ask("Songs and singers", str(music_db), model=model, preset="refine", options={"tree_repair": False})
+    repair = model.calls[1]["messages"][-1]["content"]
+    assert "SQLite syntax notes:" in repair and "An integer divided by an integer is truncated" in repair
+    assert answer.trace.notes("knowledge.draft_notes")[0]["topics"] == ["division"]
+    plain = ScriptedModel(["SELECT count(song_id) / 2 FROM song WHERE genre = 'pop'", "SELECT 1"])
+    ask("Songs per singer", str(music_db), model=plain, preset="refine",
+        options={"tree_repair": False, "dialect_notes": False})
+    assert "syntax notes" not in plain.calls[1]["messages"][-1]["content"]

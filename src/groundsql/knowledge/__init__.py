@@ -14,11 +14,19 @@ from groundsql.knowledge.grounding import load_for, options_of, prepare, shared_
 from groundsql.knowledge.items import DocChunk, Item, Knowledge, Rule, Term, VerifiedExample
 from groundsql.knowledge.loader import cached_knowledge, check_example, discover_folder, load_knowledge
 from groundsql.knowledge.options import KnowledgeOptions
-from groundsql.knowledge.render import PromptContext, pruned_table, render_context, render_text, retrieve
+from groundsql.knowledge.render import (
+    PromptContext,
+    draft_notes,
+    pruned_table,
+    render_context,
+    render_text,
+    retrieve,
+)
 from groundsql.knowledge.retrieval import KnowledgeRetriever, Retrieved
 
 __all__ = [
     "DocChunk", "Item", "Knowledge", "KnowledgeOptions", "KnowledgeRetriever", "PromptContext", "Retrieved", "Rule",
-    "Term", "VerifiedExample", "cached_knowledge", "check_example", "discover_folder", "load_for", "load_knowledge",
+    "Term", "VerifiedExample", "cached_knowledge", "check_example", "discover_folder", "draft_notes", "load_for",
+    "load_knowledge",
     "options_of", "prepare", "pruned_table", "render_context", "render_text", "retrieve", "shared_catalog",
 ]

@@ -347,3 +347,16 @@ def _shared(key: tuple, draw: Any) -> str:
             _SCHEMA_BLOCKS.clear()
         _SCHEMA_BLOCKS[key] = text
     return text
+
+
+def draft_notes(ctx: Any, sql: str, *, shown: str = "", limit: int = 2) -> str:
+    """The dialect notes a draft query's constructs need (a repair prompt's addition), leaving out notes already
+    in `shown` (the prompt's schema section); '' when there are none or dialect notes are off."""
+    options = options_of(ctx)
+    if not options.dialect_notes or not sql:
+        return ""
+    chosen = [n for n, _ in choose_notes(ctx.db.dialect, "", draft=sql, limit=limit + 3) if n.text not in shown]
+    if not chosen:
+        return ""
+    ctx.trace.note("knowledge.draft_notes", topics=[n.topic for n in chosen[:limit]])
+    return f"{dialect_name(ctx.db.dialect)} syntax notes:\n" + "\n".join(f"- {n.text}" for n in chosen[:limit])

@@ -194,3 +194,12 @@ def test_a_repair_prompt_gets_the_notes_its_failing_query_needs(music_db: Path) 
     ask("Songs per singer", str(music_db), model=plain, preset="refine",
         options={"tree_repair": False, "dialect_notes": False})
     assert "syntax notes" not in plain.calls[1]["messages"][-1]["content"]
+
+
+def test_a_stage_that_draws_its_own_schema_gets_the_knowledge_block(music_db: Path, music_knowledge: Path) -> None:
+    from groundsql.knowledge import knowledge_text
+
+    ctx = ctx_for(music_db, "How many veteran singers are there?")
+    text = knowledge_text(ctx, tables=["singer"])
+    assert "A veteran singer is older than 45." in text and "CREATE TABLE" not in text
+    assert ctx.trace.notes("knowledge.render")[0]["schema"] == "drawn by the stage"

@@ -20,7 +20,7 @@ from groundsql.cli.options import (
     parse_preset_options,
     preset_options,
 )
-from groundsql.cli.output import print_json, print_sql, print_table
+from groundsql.cli.output import print_analysis, print_json, print_sql, print_table
 from groundsql.db import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_S
 from groundsql.models import DEFAULT_MODEL, SPEC_HELP, load_model
 from groundsql.pipelines import DEFAULT_PRESET, DESCRIPTIONS
@@ -135,7 +135,10 @@ def ask(question, question_file, db_url, model_spec, preset, evidence, samples, 
         return
     if answer.clarification:
         click.echo(f"I need a clarification: {answer.clarification}")
-    print_sql(answer.sql)
+    if answer.views or answer.python_code is not None or answer.preset == "prospy":
+        print_analysis(answer)
+    else:
+        print_sql(answer.sql)
     for note in answer.notes:
         click.echo(f"note: {note}", err=True)
     for warning in answer.warnings:

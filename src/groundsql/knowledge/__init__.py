@@ -17,6 +17,7 @@ from groundsql.knowledge.options import KnowledgeOptions
 from groundsql.knowledge.render import (
     PromptContext,
     draft_notes,
+    knowledge_text,
     pruned_table,
     render_context,
     render_text,
@@ -26,7 +27,7 @@ from groundsql.knowledge.retrieval import KnowledgeRetriever, Retrieved
 
 __all__ = [
     "DocChunk", "Item", "Knowledge", "KnowledgeOptions", "KnowledgeRetriever", "PromptContext", "Retrieved", "Rule",
-    "Term", "VerifiedExample", "cached_knowledge", "check_example", "discover_folder", "draft_notes", "load_for",
+    "Term", "VerifiedExample", "cached_knowledge", "check_example", "discover_folder", "draft_notes", "knowledge_text", "load_for",
     "load_knowledge",
     "options_of", "prepare", "pruned_table", "render_context", "render_text", "retrieve", "shared_catalog",
 ]

@@ -123,6 +123,28 @@ def _render(ctx: Any, options: KnowledgeOptions, tables: list[str] | None, linke
         schema, shown = _plain_schema(ctx, tables, linked, limit), _shown_plain(ctx, tables, linked)
     else:
         schema, shown = _catalog_schema(ctx, catalog, options, tables, linked, limit, note)
+    knowledge, details = _question_block(ctx, options, catalog, shown, value_lines, draft)
+    note.update(schema_tokens=estimate_tokens(schema), **details)
+    ctx.trace.note("knowledge.render", **note)
+    return PromptContext(schema=schema, knowledge=knowledge)
+
+
+def knowledge_text(ctx: Any, *, tables: list[str] | None = None, draft: str | None = None) -> str:
+    """Only the question's knowledge block (value matches, retrieved items, dialect notes) for `tables` (default:
+    all), for a stage that draws the schema its own way; recorded on the trace like a full render."""
+    prepare(ctx)
+    options = options_of(ctx)
+    catalog: Catalog | None = ctx.catalog if options.catalog_context else None
+    names = [t.name for t in (catalog.schema if catalog is not None else ctx.schema).tables]
+    shown = [n for n in names if tables is None or n.lower() in {t.lower() for t in tables}]
+    knowledge, details = _question_block(ctx, options, catalog, shown, None, draft)
+    ctx.trace.note("knowledge.render", catalog=catalog is not None, schema="drawn by the stage", **details)
+    return knowledge
+
+
+def _question_block(ctx: Any, options: KnowledgeOptions, catalog: Catalog | None, shown: list[str],
+                    value_lines: list[str] | None, draft: str | None) -> tuple[str, dict[str, Any]]:
+    """The knowledge block for the shown tables, and what to record about it on the trace."""
     question = ctx.question + (f" {ctx.evidence}" if getattr(ctx, "evidence", None) else "")
     if value_lines is None and catalog is not None:
         value_lines = _value_lines(catalog, question, {t.lower() for t in shown})
@@ -137,10 +159,8 @@ def _render(ctx: Any, options: KnowledgeOptions, tables: list[str] | None, linke
                              quoted_names=_needs_quotes(ctx, catalog, shown))
         candidates += [(n.item(), s) for n, s in notes]
     knowledge, kept, cut = _knowledge_block(ctx, value_lines or [], candidates, options.knowledge_budget_tokens)
-    note.update(schema_tokens=estimate_tokens(schema), knowledge_tokens=estimate_tokens(knowledge),
-                tables=len(shown), value_matches=len(value_lines or []), items=kept, cut_items=cut)
-    ctx.trace.note("knowledge.render", **note)
-    return PromptContext(schema=schema, knowledge=knowledge)
+    return knowledge, {"knowledge_tokens": estimate_tokens(knowledge), "tables": len(shown),
+                       "value_matches": len(value_lines or []), "items": kept, "cut_items": cut}
 
 
 def _plain_schema(ctx: Any, tables: list[str] | None, linked: dict[str, list[str]] | None, limit: int) -> str:

@@ -142,6 +142,8 @@ def test_bird_descriptions_reach_an_eval_prompt(tmp_path: Path, music_db: Path) 
     assert "number of copies sold" in prompt and "measured in thousands of copies" in prompt
     assert "sales are in thousands" in prompt  # the evidence too
     assert summary["ex"] == 100.0
+    linked = evaluate(root, model=model, stage="link", linker="vector", options={"knowledge": False})
+    assert linked["linking"]["table"]["n"] == 1  # the knowledge switches are accepted by link-only runs too
 
 
 def test_ask_without_catalog_shows_the_plain_schema(music_db: Path) -> None:

@@ -187,12 +187,14 @@ def _settings(options: EvalOptions, raw: dict[str, Any] | Options) -> Options:
     if options.linker:
         given["linker"] = options.linker
     if options.stage == "link":
+        from groundsql.knowledge import KnowledgeOptions
         from groundsql.linking import linker_options
         from groundsql.options import combine
 
         spec = options.linker or "full"
         given.pop("linker", None)
-        return parse_options(combine(*linker_options(spec)), given, what=f"linker {spec!r}")
+        # the knowledge switches decide which catalog and descriptions the linkers see
+        return parse_options(combine(*linker_options(spec), KnowledgeOptions), given, what=f"linker {spec!r}")
     from groundsql.pipelines import preset_options
 
     return preset_options(options.preset, given)

@@ -17,6 +17,7 @@ from sqlalchemy.pool import StaticPool
 
 from groundsql.db.guard import check_statement
 from groundsql.db.result import Result
+from groundsql.db.spark_urls import is_spark_url
 from groundsql.db.urls import Target, parse_target
 from groundsql.errors import ConfigError, DatabaseError, QueryTimeout
 
@@ -35,6 +36,13 @@ class Database:
         max_rows: default row cap; results beyond it are cut and flagged `truncated`.
     """
 
+    def __new__(cls, url: str, **limits: Any) -> Database:
+        if cls is Database and is_spark_url(url):  # Spark has its own engine module (pyspark, no SQLAlchemy)
+            from groundsql.db.spark import SparkDatabase
+
+            return super().__new__(SparkDatabase)
+        return super().__new__(cls)
+
     def __init__(self, url: str, *, timeout_s: float = DEFAULT_TIMEOUT_S, max_rows: int = DEFAULT_MAX_ROWS):
         if timeout_s <= 0 or max_rows <= 0:
             raise ConfigError("timeout and row limit must be positive")
@@ -50,7 +58,7 @@ class Database:
 
     @property
     def dialect(self) -> str:
-        """The sqlglot dialect name: sqlite, duckdb, postgres or mysql."""
+        """The sqlglot dialect name: sqlite, duckdb, postgres, mysql or spark."""
         return self.target.dialect
 
     @property

@@ -227,7 +227,10 @@ def _has_java() -> bool:
 
 def _quiet_pyspark() -> None:
     """PySpark logs every analysis error as a JSON blob on stderr; our errors already carry the message."""
+    import warnings
+
     logging.getLogger("SQLQueryContextLogger").setLevel(logging.CRITICAL)
+    warnings.filterwarnings("ignore", category=FutureWarning, module=r"pyspark\..*")
     logging.getLogger("py4j").setLevel(logging.ERROR)
 
 

@@ -51,6 +51,7 @@ class EvalOptions:
     sample: int | None = None
     seed: int = 0
     options: dict[str, Any] = field(default_factory=dict)
+    engine: str | None = None  # URL template of copies in another engine, e.g. postgresql://…/spider_{db_id}
 
 
 class _Schemas:
@@ -166,6 +167,7 @@ def _config(data: Dataset, options: EvalOptions) -> dict[str, Any]:
         "model": None if options.predictions else _model_spec(options.model),
         "samples": options.samples, "stage": "score" if options.predictions else options.stage,
         "linker": options.linker, "predictions": options.predictions,
+        "engine": _engine_display(options.engine) if options.engine else None,
         "options": {k: v for k, v in sorted(options.options.items()) if isinstance(v, (str, int, float, bool))},
         "filters": {"db": options.db, "ids": options.ids, "limit": options.limit, "sample": options.sample,
                     "seed": options.seed},
@@ -184,6 +186,7 @@ class _Job:
         self._databases: dict[Path, Database] = {}
         self._lock = threading.Lock()
         self._description_cache: dict[str, dict[str, dict[str, str]]] = {}
+        self.engine = EngineGold(options.engine, scorer) if options.engine else None
         self.predictions = _read_predictions(options.predictions) if options.predictions else None
         self.model: Model | None = None
         if self.predictions is None:
@@ -193,11 +196,18 @@ class _Job:
         for database in self._databases.values():
             database.close()
 
-    def database(self, path: Path) -> Database:
+    def database(self, path: Path | str) -> Database:
+        """The open database at a path or URL (one per location, shared by the worker threads)."""
         with self._lock:
             if path not in self._databases:
                 self._databases[path] = Database(str(path))
             return self._databases[path]
+
+    def location(self, q: Question) -> Path | str | None:
+        """Where the question runs: its SQLite file, or its copy in the --engine."""
+        if self.engine is not None:
+            return self.engine.url(q.db_id)
+        return q.db_path
 
     def _descriptions(self, db_id: str) -> dict[str, dict[str, str]]:
         with self._lock:
@@ -212,6 +222,12 @@ class _Job:
                                   "usage": {"prompt_tokens": 0, "completion_tokens": 0, "llm_calls": 0,
                                             "db_queries": 0},
                                   "elapsed_s": 0.0}
+        if self.engine is not None:
+            gold, excluded, reason = self.engine.check(q)
+            record["engine_gold_sql"] = gold
+            if excluded:  # reported, never counted: the copy cannot give the gold answer
+                record.update(correct=None, excluded=excluded, error=reason)
+                return record
         if self.predictions is not None:
             return self._score_given(q, record)
         return self._run_pipeline(q, record)
@@ -247,7 +263,9 @@ class _Job:
         descriptions = self._descriptions(q.db_id)
         if descriptions:
             options.setdefault("column_descriptions", descriptions)
-        ctx = Context(question=q.question, db=self.database(q.db_path), models={"default": self.model},
+        if self.engine is not None and options.get("gold_sql") == q.gold_sql:
+            options["gold_sql"] = record["engine_gold_sql"]
+        ctx = Context(question=q.question, db=self.database(self.location(q)), models={"default": self.model},
                       evidence=q.evidence, samples=self.options.samples, options=options)
         started = time.perf_counter()
         linked: Schema | None = None
@@ -284,7 +302,8 @@ class _Job:
 
     def _score(self, q: Question, record: dict[str, Any], linked: Schema | None, candidates: list[str],
                stages: dict[str, str] | None = None) -> None:
-        verdict = self.scorer.score(q.db_path, q.gold_sql, record["sql"])
+        location, gold_sql = self.location(q), record.get("engine_gold_sql") or q.gold_sql
+        verdict = self.scorer.score(location, gold_sql, record["sql"])
         record["correct"] = verdict.correct
         record["failure"] = verdict.failure
         if verdict.error and not record.get("error"):
@@ -293,7 +312,7 @@ class _Job:
 
         def correct(sql: str) -> bool:
             if sql not in marked:
-                marked[sql] = self.scorer.score(q.db_path, q.gold_sql, sql).correct if sql else False
+                marked[sql] = self.scorer.score(location, gold_sql, sql).correct if sql else False
             return marked[sql]
 
         if stages:
@@ -312,6 +331,82 @@ class _Job:
         record["linked_schema"] = linked
         record["linking"] = linking_scores(gold_schema(q.gold_sql, schema), linked, schema)
         record["linked_columns"] = sum(len(cols) or len(schema.get(t, [])) for t, cols in linked.items())
+
+
+class EngineGold:
+    """Gold SQL for the copies in another engine: transpiled with sqlglot, then run on the copy and compared with
+    the SQLite gold result. A question counts only when they agree; the others are reported as excluded."""
+
+    def __init__(self, template: str, scorer: Scorer) -> None:
+        from groundsql.evaluation.load import url_dialect
+
+        self.template = template
+        self.scorer = scorer
+        self.dialect = url_dialect(template)
+        self._names: dict[Path, set[str]] = {}
+        self._checked: dict[str, tuple[str | None, str | None, str | None]] = {}
+        self._lock = threading.Lock()
+
+    def url(self, db_id: str) -> str:
+        from groundsql.evaluation.load import engine_url
+
+        return engine_url(self.template, db_id)
+
+    def check(self, q: Question) -> tuple[str | None, str | None, str | None]:
+        """(gold SQL for the engine, exclusion class or None, why it was excluded)."""
+        key = str(q.id)
+        with self._lock:
+            if key in self._checked:
+                return self._checked[key]
+        found = self._check(q)
+        with self._lock:
+            self._checked[key] = found
+        return found
+
+    def _check(self, q: Question) -> tuple[str | None, str | None, str | None]:
+        from groundsql.evaluation.transpile import GoldNotTranspilable, transpile_gold
+
+        if q.db_path is None:
+            return None, "gold_error", f"the SQLite original of {q.db_id} is missing, so the gold cannot be checked"
+        try:
+            gold = transpile_gold(q.gold_sql, self.dialect, self.names(q.db_path))
+        except GoldNotTranspilable as exc:
+            return None, "untranspilable", f"gold SQL does not transpile to {self.dialect}: {exc}"
+        original = self.scorer.gold_result(q.db_path, q.gold_sql)
+        if isinstance(original, str):
+            return gold, "gold_error", f"gold SQL fails on SQLite: {original}"
+        copied = self.scorer.gold_result(self.url(q.db_id), gold)
+        if isinstance(copied, str):
+            return gold, "gold_error", f"transpiled gold fails on {self.dialect}: {copied}"
+        if not self.scorer.equal(original, copied, gold, self.dialect):
+            return gold, "gold_mismatch", (f"transpiled gold returns a different result on {self.dialect} "
+                                           f"({copied.row_count} rows vs {original.row_count} on SQLite)")
+        return gold, None, None
+
+    def names(self, path: Path) -> set[str]:
+        import sqlite3
+
+        with self._lock:
+            if path in self._names:
+                return self._names[path]
+        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        try:
+            tables = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type IN ('table', 'view')")]
+            found = {t.lower() for t in tables}
+            for table in tables:
+                quoted = '"' + table.replace('"', '""') + '"'
+                found |= {r[1].lower() for r in conn.execute(f"PRAGMA table_info({quoted})")}
+        finally:
+            conn.close()
+        with self._lock:
+            self._names[path] = found
+        return found
+
+
+def _engine_display(template: str) -> str:
+    from groundsql.evaluation.load import _display
+
+    return _display(template)
 
 
 def _model_spec(model: str | Model | None) -> str:

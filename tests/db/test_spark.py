@@ -234,3 +234,69 @@ def test_ask_on_spark_with_a_scripted_model(spark_db) -> None:
     assert "Spark SQL" in "\n".join(m["content"] for m in model.calls[0]["messages"])
     assert "singer" in prompt and "country" in prompt
     assert answer.result is not None and answer.result.rows == [(2,)] and answer.error is None
+
+
+# -- Spark Connect -----------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def connect_server(tmp_path_factory):
+    """A Spark Connect server on a free port, started from pyspark's own distribution (a second JVM)."""
+    import os
+    import shutil
+    import socket
+    import subprocess
+
+    pytest.importorskip("pyspark", reason="pyspark is not installed (pip install 'groundsql[spark]')")
+    for module in ("pyarrow", "grpc", "google.rpc", "zstandard", "pandas"):
+        pytest.importorskip(module, reason="Spark Connect needs pip install 'groundsql[spark]' (pyspark[connect])")
+    if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
+        pytest.skip("Spark needs Java 17 or newer")
+    import pyspark
+
+    home = Path(pyspark.__file__).parent
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    log = tmp_path_factory.mktemp("connect") / "server.log"
+    with log.open("w") as out:
+        server = subprocess.Popen(
+            [str(home / "bin" / "spark-submit"), "--class", "org.apache.spark.sql.connect.service.SparkConnectServer",
+             "--master", "local[1]", "--driver-memory", "512m", "--conf", f"spark.connect.grpc.binding.port={port}",
+             "--conf", "spark.ui.enabled=false", "--conf", "spark.sql.shuffle.partitions=1", "spark-internal"],
+            stdout=out, stderr=subprocess.STDOUT, env={**os.environ, "SPARK_HOME": str(home)})
+    try:
+        deadline = time.monotonic() + 150
+        while "Spark Connect server started" not in log.read_text():
+            if server.poll() is not None or time.monotonic() > deadline:
+                pytest.skip(f"the Spark Connect server did not start: {log.read_text()[-300:]}")
+            time.sleep(1)
+        yield f"sc://127.0.0.1:{port}"
+    finally:
+        server.terminate()
+        try:
+            server.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            server.kill()
+
+
+@pytest.mark.integration
+@pytest.mark.slow
+def test_spark_connect_end_to_end(connect_server: str) -> None:
+    from groundsql.catalog import introspect
+    from groundsql.db import Database
+
+    with Database(connect_server, timeout_s=120) as db:
+        assert db.mode == "connect" and db.display == connect_server
+        db.session.sql("CREATE OR REPLACE TEMP VIEW singer AS SELECT * FROM VALUES (1, 'Joe', 'France'), "
+                       "(2, 'Ann', 'France'), (3, 'Bo', 'Netherlands') AS t(singer_id, name, country)")
+        result = db.execute("SELECT country, COUNT(*) AS n FROM singer GROUP BY country ORDER BY n DESC")
+        assert result.rows[0] == ("France", 2)
+        assert [c.name for c in introspect(db).table("singer").columns] == ["singer_id", "name", "country"]
+        with pytest.raises(RefusedStatement, match="reflect"):
+            db.execute("SELECT reflect('java.lang.System', 'exit', 0)")
+        started = time.perf_counter()
+        with pytest.raises(QueryTimeout):  # cancelled through the query's Spark Connect tag
+            db.execute("SELECT COUNT(*) FROM range(0, 100000000000) a", timeout_s=2)
+        assert time.perf_counter() - started < 30
+        assert db.execute("SELECT COUNT(*) FROM singer").rows == [(3,)]

@@ -429,14 +429,30 @@ def _prepare_sql_target(url: str, replace: bool) -> Any:
             if exists:
                 suffix = " WITH (FORCE)" if backend == "postgresql" else ""
                 conn.execute(sa.text(f"DROP DATABASE {quote(name)}{suffix}"))
-            # Binary collation: text compares case-sensitively, as in SQLite.
-            collation = "" if backend == "postgresql" else " CHARACTER SET utf8mb4 COLLATE utf8mb4_bin"
-            conn.execute(sa.text(f"CREATE DATABASE {quote(name)}{collation}"))
+            if backend == "postgresql":
+                conn.execute(sa.text(f"CREATE DATABASE {quote(name)}"))
+            else:
+                _create_mysql_database(conn, quote(name))
     except sa.exc.SQLAlchemyError as exc:
         raise DatabaseError(f"cannot create {name}: {str(getattr(exc, 'orig', exc)).splitlines()[0]}") from None
     finally:
         admin.dispose()
     return target
+
+
+def _create_mysql_database(conn: Any, quoted: str) -> None:
+    """A binary collation without padding, so text compares as in SQLite: case-sensitively, and 'a ' != 'a'
+    (MariaDB: utf8mb4_nopad_bin; MySQL 8: utf8mb4_0900_bin; older servers: utf8mb4_bin, which pads)."""
+    import sqlalchemy as sa
+
+    for collation in ("utf8mb4_nopad_bin", "utf8mb4_0900_bin", "utf8mb4_bin"):
+        try:
+            conn.execute(sa.text(f"CREATE DATABASE {quoted} CHARACTER SET utf8mb4 COLLATE {collation}"))
+            return
+        except sa.exc.SQLAlchemyError as exc:
+            if collation == "utf8mb4_bin":
+                raise
+            log.debug("collation %s not available: %s", collation, exc)
 
 
 def _parents_first(tables: list[TablePlan]) -> list[TablePlan]:

@@ -172,8 +172,8 @@ def classify(gold: list[tuple], predicted: list[tuple]) -> str:
 
 
 def comparable(rows: list[tuple]) -> list[tuple]:
-    """Rows with engine-specific value types made comparable: exact decimals and floats rounded to 6 places
-    (integral ones become ints), dates and times as ISO text, booleans as 0/1."""
+    """Rows with engine-specific value types made comparable: exact decimals and floats rounded to 4 places
+    (MariaDB divides to 4 decimals; integral values become ints), dates and times as ISO text, booleans as 0/1."""
     return [tuple(_comparable(v) for v in row) for row in rows]
 
 
@@ -184,7 +184,7 @@ def _comparable(value: object) -> object:
         number = float(value)
         if number != number or number in (float("inf"), float("-inf")):
             return number
-        rounded = round(number, 6)
+        rounded = round(number, 4)
         return int(rounded) if rounded == int(rounded) else rounded
     if isinstance(value, (dt.datetime, dt.date, dt.time)):
         return value.isoformat(sep=" ") if isinstance(value, dt.datetime) else value.isoformat()

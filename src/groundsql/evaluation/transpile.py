@@ -1,8 +1,9 @@
 """Gold SQL written for SQLite, rewritten with sqlglot for the copy of its database in another engine.
 
-Two SQLite habits are made explicit before transpiling: a double-quoted word that names no table or column is
-a string literal (SQLite's fallback; Spider's gold uses it often), and names are case-insensitive (copies keep
-every table and column name in lower case, so every identifier is lower-cased).
+Three SQLite habits are made explicit before transpiling: a double-quoted word that names no table or column is
+a string literal (SQLite's fallback; Spider's gold uses it often), LIKE ignores ASCII case (it becomes ILIKE, or
+LOWER(…) LIKE LOWER(…) where the engine has no ILIKE), and names are case-insensitive (copies keep every table
+and column name in lower case, so every identifier is lower-cased).
 """
 
 from __future__ import annotations
@@ -53,6 +54,9 @@ def transpile_gold(sql: str, dialect: str, names: set[str] | frozenset[str] = fr
         if (isinstance(identifier, exp.Identifier) and identifier.quoted and not column.table
                 and identifier.name.lower() not in known):
             column.replace(exp.Literal.string(identifier.name))
+    if dialect != "sqlite":
+        for like in list(tree.find_all(exp.Like)):
+            like.replace(exp.ILike(**like.args))
     for identifier in tree.find_all(exp.Identifier):
         identifier.set("this", identifier.name.lower())
     try:

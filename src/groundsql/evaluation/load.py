@@ -17,7 +17,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from groundsql.db.spark_urls import is_spark_url, spark_local_path, spark_mode
+from groundsql.db.spark_urls import is_spark_url, spark_mode
 from groundsql.errors import ConfigError, DatabaseError
 from groundsql.evaluation.datasets import Dataset, database_path, load_dataset
 
@@ -477,6 +477,10 @@ def _parents_first(tables: list[TablePlan]) -> list[TablePlan]:
 
 def _write_spark(url: str, tables: list[TablePlan], entry: DatabaseLoad, replace: bool) -> None:
     """A folder of Parquet tables (one sub-folder each) that `spark+local:///folder` opens."""
+    try:
+        import pyarrow  # noqa: F401
+    except ImportError:
+        raise ConfigError("loading into Spark needs pyarrow: pip install 'groundsql[spark]'") from None
     if spark_mode(url) != "local":
         raise ConfigError("load into Spark with spark+local:///folder/{db_id}, then copy the Parquet folders to "
                           "your cluster's storage and register them in its catalog")
@@ -489,17 +493,19 @@ def _write_spark(url: str, tables: list[TablePlan], entry: DatabaseLoad, replace
             raise ConfigError(f"{folder} exists; pass --replace to overwrite it")
         shutil.rmtree(folder)
     folder.mkdir(parents=True)
-    from pyspark.sql import types as T
+    # Written with pyarrow (a requirement of groundsql[spark]): the same Parquet Spark writes, without starting
+    # a JVM and Python workers to copy a few thousand rows.
+    import pyarrow as pa
+    import pyarrow.parquet as pq
 
-    from groundsql.db.spark import _open_session
-
-    session = _open_session("spark+local://")
-    spark_types = {INTEGER: T.LongType(), DOUBLE: T.DoubleType(), TEXT: T.StringType(), BINARY: T.BinaryType()}
+    arrow_types = {INTEGER: pa.int64(), DOUBLE: pa.float64(), TEXT: pa.string(), BINARY: pa.binary()}
     for plan in tables:
-        schema = T.StructType([T.StructField(c.name, spark_types[c.kind], True) for c in plan.columns])
-        rows = [tuple(bytearray(v) if isinstance(v, bytes) else v for v in row) for row in plan.rows]
-        session.createDataFrame(rows, schema).coalesce(1).write.parquet(str(folder / plan.name))
+        schema = pa.schema([pa.field(c.name, arrow_types[c.kind]) for c in plan.columns])
+        columns = [[row[i] for row in plan.rows] for i in range(len(plan.columns))]
+        table = pa.Table.from_arrays([pa.array(values, type=field.type) for values, field in zip(columns, schema)],
+                                     schema=schema)
+        (folder / plan.name).mkdir()
+        pq.write_table(table, folder / plan.name / "part-00000.parquet")
     keys = sum(1 for t in tables if t.primary_key) + sum(len(t.foreign_keys) for t in tables)
     if keys:
         entry.changes.append(f"{keys} primary/foreign keys not kept: Spark tables have no key constraints")
-    spark_local_path(f"spark+local://{folder}")  # the copy opens as written

@@ -15,6 +15,7 @@ import threading
 import time
 import uuid
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from groundsql.db.database import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_S, Database, _first_line, _warm_dialect
@@ -207,6 +208,9 @@ def _open_session(url: str) -> Any:
             active = SparkSession.getActiveSession()
             if active is None:
                 builder = SparkSession.builder.master(master).appName("groundsql")
+                log_conf = Path(__file__).with_name("spark_log4j2.properties")
+                if log_conf.is_file():  # the driver JVM starts with it: no WARN wall on the user's terminal
+                    builder = builder.config("spark.driver.extraJavaOptions", f"-Dlog4j2.configurationFile={log_conf}")
                 for key, value in LOCAL_CONF.items():
                     builder = builder.config(key, value)
                 active = builder.getOrCreate()

@@ -169,9 +169,8 @@ def run_linker(spec: str, questions: list, model_spec: str | None, options: dict
             databases[q.db_id] = (db, schema, {t.name: [c.name for c in t.columns] for t in schema.tables},
                                   built)
         db, schema, mapping, built = databases[q.db_id]
-        extra = {"catalog": built} if built else {}
-        ctx = Context(question=q.question, db=db, models=models, evidence=q.evidence,
-                      options={**options, **extra}, _schema=schema)
+        ctx = Context(question=q.question, db=db, models=models, evidence=q.evidence, options=options,
+                      catalog=built or None, _schema=schema)
         started = time.perf_counter()
         error = None
         try:

@@ -21,6 +21,7 @@ class Candidate:
     rounds: int = 0  # refinement rounds spent on it
     expert: str = ""  # the model role that proposed it (voting weights are kept per expert)
     strategy: str = ""  # the plan or reasoning behind it, for the judge
+    repairs: list[dict[str, str]] = field(default_factory=list)  # tree repairs applied: rule, before, after, detail
 
     @property
     def ok(self) -> bool:
@@ -42,6 +43,7 @@ class Answer:
     linked_schema: dict[str, list[str]] | None = None
     clarification: str | None = None  # a question back to the user when confidence is too low to answer
     notes: list[str] = field(default_factory=list)  # caveats for the reader (e.g. low confidence)
+    warnings: list[str] = field(default_factory=list)  # what the result sanity checks found (selection/checks.py)
     # The SQL the pipeline would have returned had it stopped after each stage, in stage order; evaluation
     # scores every entry, which yields a cumulative per-stage ablation from a single run.
     stages: dict[str, str] = field(default_factory=dict)
@@ -61,7 +63,8 @@ class Answer:
             "confidence": self.confidence,
             "usage": self.trace.usage().to_dict(),
             "candidates": [
-                {"sql": c.sql, "ok": c.ok, "error": c.error, "source": c.source, "model": c.model}
+                {"sql": c.sql, "ok": c.ok, "error": c.error, "source": c.source, "model": c.model,
+                 **({"repairs": list(c.repairs)} if c.repairs else {})}
                 for c in self.candidates
             ],
         }
@@ -71,6 +74,7 @@ class Answer:
             data["clarification"] = self.clarification
         if self.notes:
             data["notes"] = list(self.notes)
+        data["warnings"] = list(self.warnings)
         if self.stages:
             data["stages"] = dict(self.stages)
         if include_trace:

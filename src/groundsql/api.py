@@ -7,21 +7,24 @@ from groundsql.catalog import Catalog, cached_catalog
 from groundsql.context import Context
 from groundsql.db import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_S, Database
 from groundsql.models import Model, load_model
-from groundsql.pipelines import DEFAULT_PRESET, run
+from groundsql.options import Options
+from groundsql.pipelines import DEFAULT_PRESET, preset_options, run
 
 
-def connect(url: str, *, timeout_s: float = DEFAULT_TIMEOUT_S, max_rows: int = DEFAULT_MAX_ROWS) -> Database:
+def connect(url: str, *, timeout_s: float = DEFAULT_TIMEOUT_S, max_rows: int = DEFAULT_MAX_ROWS,
+            allow_system_catalogs: bool = False) -> Database:
     """Open a database read-only.
 
     Args:
         url: a URL (sqlite:///, duckdb:///, postgresql://, mysql://) or a path to a .sqlite/.duckdb/.csv/.parquet file.
         timeout_s: statement time limit in seconds.
         max_rows: row cap per statement.
+        allow_system_catalogs: let statements read system catalogs and other databases (off by default).
 
     Returns:
         A `Database` whose `execute` is guarded, read-only and limited.
     """
-    return Database(url, timeout_s=timeout_s, max_rows=max_rows)
+    return Database(url, timeout_s=timeout_s, max_rows=max_rows, allow_system_catalogs=allow_system_catalogs)
 
 
 def ask(
@@ -32,8 +35,9 @@ def ask(
     preset: str = DEFAULT_PRESET,
     evidence: str | None = None,
     samples: int = 1,
-    options: dict | None = None,
+    options: dict | Options | None = None,
     catalog: Catalog | bool | None = None,
+    models: dict[str, Model | str] | None = None,
 ) -> Answer:
     """Answer a natural-language question with SQL.
 
@@ -44,10 +48,13 @@ def ask(
         preset: the pipeline to run (see `groundsql.pipelines.PRESETS`).
         evidence: extra knowledge to use (definitions, formulas, business rules).
         samples: candidates to sample where the preset samples.
-        options: preset options (e.g. ``refine_rounds``).
+        options: the preset's options (e.g. ``{"refine_rounds": 3}``; `groundsql presets --options PRESET`
+            lists them); an unknown key or a bad value raises `OptionsError` before anything runs.
         catalog: profiled metadata for linking (inferred keys, value index, descriptions): a `Catalog`, or True
             for the one `groundsql profile` cached for this database if its structure is unchanged (nothing is
             profiled here); None or False: linkers use declared keys and read values on the fly.
+        models: a model (or spec) per role, e.g. ``{"judge": "openai:gpt-4o-mini"}``; roles not named use
+            `model`.
 
     Returns:
         The `Answer`: SQL, result, candidates, confidence and the trace of every call and query.
@@ -56,12 +63,14 @@ def ask(
         from groundsql.errors import ConfigError
 
         raise ConfigError("the question is empty")
+    validated = preset_options(preset, options)
     database = db if isinstance(db, Database) else connect(db)
     chosen = model if isinstance(model, Model) else load_model(model)
     if catalog is True:
         catalog = cached_catalog(database)
-    ctx = Context(question=question.strip(), db=database, models={"default": chosen}, evidence=evidence,
-                  samples=samples, options=dict(options or {}), catalog=catalog or None)
+    roles = {role: m if isinstance(m, Model) else load_model(m) for role, m in (models or {}).items()}
+    ctx = Context(question=question.strip(), db=database, models={"default": chosen, **roles}, evidence=evidence,
+                  samples=samples, options=validated, catalog=catalog or None)
     if ctx.catalog is not None:
         ctx.trace.note("catalog", fingerprint=ctx.catalog.fingerprint, enriched=ctx.catalog.enriched,
                        tables=len(ctx.catalog.table_names))

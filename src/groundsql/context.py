@@ -1,16 +1,67 @@
-"""`Context`: the inputs of one question and the single path through which stages call models and queries."""
+"""`Context`: the inputs of one question and the single path through which stages call models and queries.
+
+The Context API, in full:
+
+- Inputs: `question`, `db`, `models` (by role; `model(role)`), `evidence`, `samples`, `catalog`, `schema`.
+- `options`: the run's validated options (`groundsql.options.Options`; a plain dict given here is validated
+  against every registered option, and `pipelines.run` validates it again for the chosen preset and linkers).
+  Stages never read it by key; a stage declares one small model next to its code and asks for it:
+
+      from pydantic import Field
+      from groundsql.options import Options
+
+      class RepairOptions(Options):                      # frozen, unknown keys refused
+          repair_depth: int = Field(2, ge=0, description="one line for docs/options.md")
+
+      def repair(ctx, candidate, *, options: RepairOptions | None = None):
+          options = options or ctx.settings(RepairOptions)   # its defaults, overridden by what the run was given
+
+  The model is then accepted on the command line by mixing it into the options of every preset that runs the
+  stage (`class SsevOptions(RepairOptions, SelectionOptions, …)`; a linker's model is registered with
+  `@linker(name, description, options=…)` instead). Presets receive their options object as their second
+  argument and pass it (or its fields) down: `repair(ctx, candidate, options=options)`.
+- Evaluation-only inputs, explicit: `gold_sql` (read after selection to learn expert weights), `db_id` (few-shot
+  examples never come from it), `column_descriptions` (BIRD's per-database descriptions).
+- `on_step`: an optional listener for stages that report progress step by step (apex exploration).
+- `cache`: values computed once per question and shared by stages (`RunCache`: typed fields, no string keys).
+- `chat`, `query`, `try_query`: the only way stages call a model or the database; both are recorded on `trace`.
+"""
 
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from groundsql.catalog import Catalog, Schema, introspect
 from groundsql.db import Database, Result
 from groundsql.errors import DatabaseError, ModelError
 from groundsql.models import Completion, Message, Model
+from groundsql.options import Options, known_options, parse_options
 from groundsql.trace import ModelCall, QueryRun, Trace
+
+if TYPE_CHECKING:
+    from groundsql.catalog.joins import JoinGraph
+    from groundsql.catalog.values import ValueIndex, ValueMatch
+
+OptionsT = TypeVar("OptionsT", bound=Options)
+
+#: Receives (event, data) after each step of a stage that reports progress.
+StepListener = Callable[[str, dict], None]
+
+
+@dataclass
+class RunCache:
+    """Per-question values that several stages reuse. Add a typed field here for a new one."""
+
+    texts: dict[tuple, str] = field(default_factory=dict)  # rendered schema texts, keyed by what they show
+    master_plan: str | None = None  # APEX logical plan (linking makes it, generation reuses it)
+    example_pool: Any = None  # the few-shot `ExamplePool` (None: not configured)
+    example_pool_ready: bool = False
+    declared_join_graph: JoinGraph | None = None
+    literal_matches: list[ValueMatch] | None = None
+    fallback_value_index: ValueIndex | None = None
 
 
 @dataclass
@@ -22,10 +73,26 @@ class Context:
     models: dict[str, Model]
     evidence: str | None = None
     samples: int = 1
-    options: dict[str, Any] = field(default_factory=dict)
+    options: Options = field(default_factory=Options)
     trace: Trace = field(default_factory=Trace)
     catalog: Catalog | None = None  # profiled metadata (inferred keys, value index, descriptions) when available
+    gold_sql: str | None = None  # evaluation only: the reference query, read after selection to learn weights
+    db_id: str | None = None  # evaluation only: the benchmark's database id (few-shot never draws from it)
+    column_descriptions: dict[str, dict[str, str]] | None = None  # table → column → description (BIRD)
+    on_step: StepListener | None = None
+    cache: RunCache = field(default_factory=RunCache)
     _schema: Schema | None = None
+
+    def __post_init__(self) -> None:
+        if isinstance(self.options, Mapping):
+            self.options = parse_options(known_options(), self.options)
+
+    def settings(self, model: type[OptionsT]) -> OptionsT:
+        """The run's options as `model`: its defaults, overridden by the values the run was given for its fields."""
+        if type(self.options) is model:
+            return self.options
+        given = self.options.given()
+        return model.model_validate({k: v for k, v in given.items() if k in model.model_fields})
 
     def model(self, role: str = "generator") -> Model:
         """The model for a role (planner, generator, judge…); every role defaults to the session's model."""

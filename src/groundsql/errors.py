@@ -19,6 +19,10 @@ class RefusedStatement(DatabaseError):
     """The guard refused a statement before it reached the engine."""
 
 
+class UnknownRelation(DatabaseError):
+    """A statement names a table or view the connected database does not have (checked before it runs)."""
+
+
 class QueryTimeout(DatabaseError):
     """A statement ran past its time limit and was cancelled."""
 

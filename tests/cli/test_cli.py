@@ -85,7 +85,7 @@ def test_demo_db_has_the_promised_mess(demo_db: Path) -> None:
     assert db.execute("SELECT count(*) FROM customers WHERE segment LIKE '% '").rows[0][0] > 0
     nulls, total = db.execute("SELECT sum(phone IS NULL), count(*) FROM customers").rows[0]
     assert nulls / total > 0.6
-    pragma_free = db.execute("SELECT count(*) FROM pragma_foreign_key_list('product_tags')").rows[0][0]
+    pragma_free = db.execute_catalog_query("SELECT count(*) FROM pragma_foreign_key_list('product_tags')").rows[0][0]
     assert pragma_free == 0
 
 
@@ -108,3 +108,35 @@ def test_runs_store_records_asks(demo_db: Path, tmp_path: Path, monkeypatch) -> 
     payload = json.loads(run("runs", "--json").stdout)
     assert payload["runs"][0]["question"] == "How many tags?"
     assert payload["runs"][0]["sql"] == "SELECT count(*) FROM tags" and payload["runs"][0]["ok"] == 1
+
+
+def test_presets_prints_the_options_of_a_preset() -> None:
+    result = run("presets", "--options", "ssev")
+    assert result.exit_code == 0
+    assert "refine_rounds" in result.output and "repair rounds per failing or empty candidate" in result.output
+    assert "one of: majority, wma, rwma; default wma" in result.output and "vector_k" not in result.output
+    assert "vector_k" in run("presets", "--options", "ssev", "--linker", "vector").output
+    assert "baseline_tree_repair" in run("presets", "--options", "baseline").output
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--option", "refine_round=3"], "unknown option 'refine_round' for preset 'refine' (did you mean "
+                                         "'refine_rounds'?); valid options: refine_rounds"),
+        (["--preset", "ssev", "--option", "vote=maj"], "option 'vote' for preset 'ssev': expected one of: "
+                                                       "majority, wma, rwma, got 'maj'"),
+        (["--preset", "ssev", "--option", "vector_k=3"], "it is an option of linker 'vector'"),
+    ],
+)
+def test_ask_refuses_bad_options_before_opening_anything(args: list[str], message: str) -> None:
+    result = run("ask", "how many?", "--db", "/no/such/file.sqlite", "--model", "local:qwen-9000", *args)
+    assert result.exit_code == 2
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ") and message in lines[0], result.stderr
+
+
+def test_flags_a_preset_cannot_use_are_refused(demo_db: Path) -> None:
+    result = run("ask", "how many?", "--db", str(demo_db), "--clarify")
+    assert result.exit_code == 2 and "--clarify has no effect with preset 'refine'; use it with apex, auto, ssev" in \
+        result.output

@@ -75,3 +75,55 @@ def test_mysql_side_effect_functions() -> None:
     for sql in ["SELECT load_file('/etc/passwd')", "SELECT sleep(10)", "SELECT 1 INTO OUTFILE '/tmp/x'"]:
         with pytest.raises(RefusedStatement):
             check_statement(sql, "mysql")
+
+
+# -- scope, function allow-list, executable comments (issue 21) -------------------------------------
+
+from groundsql.db.guard import Scope  # noqa: E402
+from groundsql.errors import UnknownRelation  # noqa: E402
+
+PG = Scope(frozenset({("public", "orders")}), "public", "shop")
+MY = Scope(frozenset({("shop", "orders")}), "shop", "shop")
+
+
+@pytest.mark.parametrize("sql", [
+    "SELECT rolname, rolpassword FROM pg_authid", "SELECT * FROM pg_catalog.pg_settings",
+    "SELECT query FROM pg_stat_activity", "SELECT * FROM information_schema.tables",
+    "WITH pg_authid AS (SELECT * FROM pg_authid) SELECT * FROM pg_authid", "SELECT * FROM other.public.orders",
+    "SELECT pg_stat_reset()", "SELECT id, pg_stat_reset() FROM orders", "SELECT pg_promote()",
+    "SELECT current_setting('data_directory')", "SELECT * FROM pg_ls_waldir()", "SELECT * FROM secret_schema.t",
+])
+def test_postgres_scope_and_functions_refused(sql: str) -> None:
+    with pytest.raises(RefusedStatement):
+        check_statement(sql, "postgres", scope=PG)
+
+
+@pytest.mark.parametrize("sql", [
+    "SELECT * FROM mysql.user", "SELECT v FROM otherdb.secret", "SELECT id FROM orders UNION SELECT v FROM otherdb.s",
+    "SELECT info FROM information_schema.processlist", "SELECT @@datadir", "SELECT @a := 1",
+    "SELECT /*!50000 (SELECT COUNT(*) FROM mysql.user) */", "SELECT /*M! 1 */", "SELECT /*+ MAX_EXECUTION_TIME(1) */ 1",
+    "EXPLAIN ANALYZE SELECT * FROM orders", "DESCRIBE orders",
+])
+def test_mysql_scope_variables_and_executable_comments_refused(sql: str) -> None:
+    with pytest.raises(RefusedStatement):
+        check_statement(sql, "mysql", scope=MY)
+
+
+@pytest.mark.parametrize(("sql", "dialect", "scope"), [
+    ("SELECT * FROM public.orders", "postgres", PG), ("SELECT * FROM shop.public.orders", "postgres", PG),
+    ("SELECT * FROM generate_series(1, 3)", "postgres", PG),
+    ("WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 3) SELECT * FROM c", "postgres", PG),
+    ("EXPLAIN SELECT * FROM orders", "mysql", MY), ("SELECT * FROM shop.orders", "mysql", MY),
+    ("SELECT 1 -- a comment\n", "mysql", MY),
+])
+def test_scope_allows_own_relations(sql: str, dialect: str, scope: Scope) -> None:
+    assert check_statement(sql, dialect, scope=scope) is not None
+
+
+def test_unknown_table_reads_like_the_engine_error() -> None:
+    with pytest.raises(UnknownRelation, match="no such table: nowhere"):
+        check_statement("SELECT * FROM nowhere", "postgres", scope=PG)
+
+
+def test_system_catalogs_opt_in() -> None:
+    assert check_statement("SELECT * FROM pg_catalog.pg_settings", "postgres", scope=PG, allow_system_catalogs=True)

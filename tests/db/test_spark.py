@@ -155,6 +155,22 @@ def test_spark_guard_refuses(spark_db, sql: str, named: str) -> None:
 
 
 @pytest.mark.integration
+def test_spark_scope_and_function_allow_list(spark_db) -> None:
+    from groundsql.errors import UnknownRelation
+
+    assert spark_db.execute("SELECT bround(sales, 1), xxhash64(title) FROM song WHERE song_id = 3").rows[0][0] == 0.8
+    assert spark_db.execute("SELECT id FROM range(3)").rows == [(0,), (1,), (2,)]
+    for sql, named in [("SELECT version()", "version"), ("SELECT user()", "user"),
+                       ("SELECT * FROM global_temp.shared", "system schema"),
+                       ("SELECT * FROM other_db.singer", "not part of the connected database"),
+                       ("SELECT * FROM other_catalog.default.singer", "another database")]:
+        with pytest.raises(RefusedStatement, match=named):
+            spark_db.execute(sql)
+    with pytest.raises(UnknownRelation):
+        spark_db.execute("SELECT * FROM singers")
+
+
+@pytest.mark.integration
 def test_refused_statements_changed_nothing(spark_db, spark_folder: Path) -> None:
     before = sorted(p.name for p in spark_folder.rglob("*"))
     for sql, _ in FORBIDDEN:

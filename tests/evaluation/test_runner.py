@@ -13,6 +13,7 @@ import pytest
 from groundsql.errors import ConfigError
 from groundsql.evaluation import EvalOptions, evaluate, load_dataset, run_evaluation
 from groundsql.models import ScriptedModel
+from groundsql.options import NoOptions
 
 pytestmark = pytest.mark.integration
 
@@ -124,12 +125,13 @@ def test_candidates_give_ex_at_k_and_pass_at_k(spider, tmp_path, monkeypatch):
     from groundsql.answer import Answer, Candidate
     from groundsql.pipelines import registry
 
-    def two_candidates(ctx):
+    def two_candidates(ctx, options):
         gold = next(q.gold_sql for q in spider.questions if q.question == ctx.question)
         return Answer(question=ctx.question, sql=gold, result=None, preset="", model="x", trace=ctx.trace,
                       candidates=[Candidate(sql=gold), Candidate(sql="SELECT 1")])
 
-    monkeypatch.setitem(registry.PRESETS, "two_candidates", two_candidates)
+    monkeypatch.setitem(registry.INFO, "two_candidates", registry.PresetInfo("two_candidates", two_candidates, "",
+                                                                             NoOptions, None))
     summary = evaluate(spider, preset="two_candidates", model=oracle(spider), samples=2, out=tmp_path, db=DB,
                        limit=3)
     assert summary["k"] == 2 and summary["ex_at_k"] == 50.0 and summary["pass_at_k"] == 100.0
@@ -139,13 +141,13 @@ def test_each_recorded_stage_is_scored_into_a_cumulative_ablation(spider, tmp_pa
     from groundsql.answer import Answer
     from groundsql.pipelines import registry
 
-    def staged(ctx):  # a wrong draft, repaired by the second stage; the third stage breaks it again
+    def staged(ctx, options):  # a wrong draft, repaired by the second stage; the third stage breaks it again
         gold = next(q.gold_sql for q in spider.questions if q.question == ctx.question)
         return Answer(question=ctx.question, sql=gold, result=None, preset="", model="x", trace=ctx.trace,
                       stages={"draft": "SELECT 1", "repair": gold, "vote": "SELECT nothing FROM singer",
                               "final": gold})
 
-    monkeypatch.setitem(registry.PRESETS, "staged", staged)
+    monkeypatch.setitem(registry.INFO, "staged", registry.PresetInfo("staged", staged, "", NoOptions, None))
     summary = evaluate(spider, preset="staged", model=oracle(spider), out=tmp_path, db=DB, limit=2)
     assert summary["stages"] == {"draft": {"n": 2, "ex": 0.0}, "repair": {"n": 2, "ex": 100.0},
                                  "vote": {"n": 2, "ex": 0.0}, "final": {"n": 2, "ex": 100.0}}
@@ -172,3 +174,50 @@ def test_unknown_names_fail_before_any_question(spider, tmp_path):
     with pytest.raises(ConfigError, match="unknown linker"):
         evaluate(spider, model=oracle(spider), stage="link", linker="nope", out=tmp_path / "b", db=DB, limit=1)
     assert not (tmp_path / "a").exists()
+
+
+def test_run_identity_comes_from_the_validated_options(spider, tmp_path):
+    model = oracle(spider)
+    evaluate(spider, preset="refine", model=model, out=tmp_path, db=DB, limit=1,
+             options={"refine_rounds": "2"})  # the default, spelled as text
+    config = json.loads((tmp_path / "run.json").read_text())
+    assert config["options"] == {} and config["settings"] == {"refine_rounds": 2, "tree_repair": True, "tree_repair_rounds": 3}
+    # equal settings, spelled differently: the same run, resumed
+    evaluate(spider, preset="refine", model=model, out=tmp_path, db=DB, limit=2)
+    assert len(lines(tmp_path / "results.jsonl")) == 2
+    with pytest.raises(ConfigError, match=r"different settings \(options\)"):
+        evaluate(spider, preset="refine", model=model, out=tmp_path, db=DB, limit=2, options={"refine_rounds": 0})
+
+
+def test_runs_recorded_before_validation_still_resume(spider, tmp_path):
+    model = oracle(spider)
+    evaluate(spider, preset="refine", model=model, out=tmp_path, db=DB, limit=1)
+    config = json.loads((tmp_path / "run.json").read_text())
+    # earlier runs recorded every option given, defaults included
+    (tmp_path / "run.json").write_text(json.dumps({**config, "options": {"refine_rounds": 2}}))
+    evaluate(spider, preset="refine", model=model, out=tmp_path, db=DB, limit=2)
+    assert len(lines(tmp_path / "results.jsonl")) == 2
+
+
+def test_unknown_options_are_refused_before_the_first_question(spider, tmp_path):
+    with pytest.raises(ConfigError, match="unknown option 'validat' for preset 'ssev' \\(did you mean 'validate'"):
+        evaluate(spider, preset="ssev", model=oracle(spider), out=tmp_path, db=DB, limit=1, options={"validat": 0})
+    assert not (tmp_path / "results.jsonl").exists()
+    with pytest.raises(ConfigError, match="unknown option 'tips' for linker 'full'"):
+        evaluate(spider, preset="ssev", model=oracle(spider), db=DB, limit=1, stage="link", options={"tips": 0})
+
+
+def test_evaluation_gives_presets_the_question_s_database_and_gold_sql(spider, monkeypatch):
+    from groundsql.answer import Answer
+    from groundsql.pipelines import registry
+
+    seen = []
+
+    def spy(ctx, options):
+        seen.append((ctx.db_id, ctx.gold_sql, ctx.column_descriptions))
+        return Answer(question=ctx.question, sql=ctx.gold_sql, result=None, preset="", model="x", trace=ctx.trace)
+
+    monkeypatch.setitem(registry.INFO, "spy", registry.PresetInfo("spy", spy, "", NoOptions, None))
+    evaluate(spider, preset="spy", model=oracle(spider), db=DB, limit=1)
+    gold = next(q.gold_sql for q in spider.questions if q.db_id == DB[0])
+    assert seen == [("concert_singer", gold, None)]

@@ -10,7 +10,7 @@ from groundsql.catalog import introspect
 from groundsql.context import Context
 from groundsql.db import Database
 from groundsql.errors import ConfigError
-from groundsql.generation.fewshot import Example, ExamplePool, embed, example_pool
+from groundsql.generation.fewshot import Example, ExamplePool, FewShotOptions, embed, example_pool
 from groundsql.generation.schema_text import render_subset
 from groundsql.generation.two_round import two_round_sql
 from groundsql.linking.subset import SchemaSubset
@@ -51,7 +51,7 @@ def test_fewshot_similarity_and_same_database_exclusion():
 
 
 def test_example_pool_from_the_real_spider_dev_file(spider_dir):
-    pool = example_pool({"examples_path": str(spider_dir / "dev.json")})
+    pool = example_pool(FewShotOptions(examples_path=str(spider_dir / "dev.json")))
     found = pool.similar("How many singers do we have?", 3, exclude_db="concert_singer")
     assert len(found) == 3 and all(e.db_id != "concert_singer" and e.sql.upper().startswith("SELECT") for e in found)
 
@@ -60,11 +60,11 @@ def test_example_pool_from_spider_file(tmp_path):
     path = tmp_path / "ex.json"
     path.write_text(json.dumps([{"question": "How many?", "query": "SELECT 1", "db_id": "x",
                                  "sql": {"select": [False, []]}}]))  # Spider's parsed tree is ignored
-    pool = example_pool({"examples_path": str(path)})
+    pool = example_pool(FewShotOptions(examples_path=str(path)))
     assert pool.examples == [Example("How many?", "SELECT 1", "x")]
     with pytest.raises(ConfigError):
         ExamplePool.from_records([{"question": "no sql"}])
-    assert example_pool({}) is None
+    assert example_pool(FewShotOptions()) is None
 
 
 def test_presql_prompt_has_efficiency_rule_examples_and_rows(music_db):
@@ -73,8 +73,8 @@ def test_presql_prompt_has_efficiency_rule_examples_and_rows(music_db):
                   options={"examples": [{"question": "How many pets are there?", "sql": "SELECT count(*) FROM pets",
                                          "db_id": "pets"},
                                         {"question": "How many singers are old?", "sql": "SELECT 2",
-                                         "db_id": "music"}],
-                           "db_id": "music"})
+                                         "db_id": "music"}]},
+                  db_id="music")
     from groundsql.generation.direct import schema_prompt_text
 
     assert two_round_sql(ctx, schema_prompt_text(ctx), step="presql", pruned=False) == ["SELECT count(*) FROM singer"]

@@ -61,7 +61,7 @@ def test_ssev_with_two_experts_learns_weights(music_db, tmp_path):
                                          default="```sql\nSELECT nothing FROM singer\n```"), name="bad")
     ctx = Context(question="Which singers are from France?", db=Database(str(music_db)),
                   models={"default": good, "expert:a": good, "expert:b": bad},
-                  options={"validate": False, "gold_sql": FRENCH, "epsilon": 0.5})
+                  options={"validate": False, "epsilon": 0.5}, gold_sql=FRENCH)
     answer = run(ctx, "ssev")
     assert answer.sql == FRENCH
     assert {c.expert for c in answer.candidates} == {"scripted:good", "scripted:bad"}
@@ -104,7 +104,7 @@ def test_apex_explores_and_votes(music_db):
     model = _apex_model()
     seen = []
     ctx = Context(question="Which singers are from France?", db=Database(str(music_db)), models={"default": model},
-                  options={"linker": "full", "on_step": lambda event, data: seen.append(data["action"])})
+                  options={"linker": "full"}, on_step=lambda event, data: seen.append(data["action"]))
     answer = run(ctx, "apex")
     assert sorted(answer.result.rows) == [("Ann",), ("Joe",)]
     assert len(answer.candidates) == 2 and answer.confidence == 1.0
@@ -201,7 +201,8 @@ def test_apex_repairs_a_trajectory_that_ends_in_an_error(music_db):
         "This query was written for the question": [f"```sql\n{FRENCH}\n```"] * 2,
     }))
     ctx = Context(question="Which singers are from France?", db=Database(str(music_db)), models={"default": model},
-                  options={"linker": "full", "max_actions": 1})  # one action: each trajectory ends in the error
+                  options={"linker": "full", "max_actions": 1,  # one action: each trajectory ends in the error
+                           "tree_repair": False})  # the model's repair is tested here (tree repair would fix it)
     answer = run(ctx, "apex")
     assert answer.stages == {"exploration": broken, "repaired": FRENCH, "vote": FRENCH}
     assert all(c.ok for c in answer.candidates) and answer.confidence == 1.0

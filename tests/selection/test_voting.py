@@ -117,9 +117,9 @@ def test_parse_choice(reply, count, expected):
     assert parse_choice(reply, count) == expected
 
 
-def _ctx(music_db, replies, **options):
+def _ctx(music_db, replies, gold_sql=None, **options):
     return Context(question="Which singers are from France?", db=Database(str(music_db)),
-                   models={"default": ScriptedModel(replies)}, options=options)
+                   models={"default": ScriptedModel(replies)}, options=options, gold_sql=gold_sql)
 
 
 @pytest.mark.integration

@@ -76,18 +76,18 @@ def _type_name(type_: object) -> str:
 
 def _introspect_duckdb(db: Database) -> Schema:
     schema = Schema(dialect=db.dialect)
-    kinds = db.execute(
+    kinds = db.execute_catalog_query(
         "SELECT table_name, table_type FROM information_schema.tables "
         "WHERE table_schema = current_schema() ORDER BY table_type, table_name", max_rows=100_000).rows
-    columns = db.execute(
+    columns = db.execute_catalog_query(
         "SELECT table_name, column_name, data_type, is_nullable, \"comment\" FROM duckdb_columns() "
         "WHERE schema_name = current_schema() AND database_name = current_database() AND NOT internal "
         "ORDER BY table_name, column_index", max_rows=1_000_000).rows
-    constraints = db.execute(
+    constraints = db.execute_catalog_query(
         "SELECT table_name, constraint_type, constraint_column_names, referenced_table, referenced_column_names "
         "FROM duckdb_constraints() WHERE schema_name = current_schema() AND database_name = current_database()",
         max_rows=100_000).rows
-    comments = dict(db.execute(
+    comments = dict(db.execute_catalog_query(
         "SELECT table_name, \"comment\" FROM duckdb_tables() WHERE schema_name = current_schema() "
         "AND database_name = current_database()", max_rows=100_000).rows)
     by_table: dict[str, Table] = {}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 import time
 from pathlib import Path
 
@@ -10,11 +11,20 @@ import click
 from groundsql.api import ask as ask_question
 from groundsql.api import connect
 from groundsql.cli.app import cli, configure_logging
-from groundsql.cli.options import experts_option, linker_option, parse_preset_options, preset_options
+from groundsql.cli.options import (
+    check_flags,
+    experts_option,
+    linker_option,
+    model_for_option,
+    parse_model_roles,
+    parse_preset_options,
+    preset_options,
+)
 from groundsql.cli.output import print_json, print_sql, print_table
 from groundsql.db import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_S
 from groundsql.models import DEFAULT_MODEL, SPEC_HELP, load_model
 from groundsql.pipelines import DEFAULT_PRESET, DESCRIPTIONS
+from groundsql.pipelines import preset_options as validate_preset_options
 
 db_option = click.option("--db", "db_url", required=True, metavar="URL",
                          help="Database URL or file path: demo.sqlite, duckdb:///x.duckdb, "
@@ -25,6 +35,10 @@ timeout_option = click.option("--timeout", "timeout_s", type=float, default=DEFA
 rows_option = click.option("--max-rows", type=int, default=DEFAULT_MAX_ROWS, show_default=True,
                            help="Row cap per statement; longer results are cut and flagged.")
 json_option = click.option("--json", "as_json", is_flag=True, help="Print exactly one JSON object.")
+system_catalogs_option = click.option(
+    "--allow-system-catalogs", is_flag=True,
+    help="Let statements read system catalogs (pg_catalog, information_schema, mysql, sqlite_master), other "
+         "databases and catalog functions. Off by default: SQL reads only this database's own tables.")
 
 
 @cli.command()
@@ -38,6 +52,7 @@ json_option = click.option("--json", "as_json", is_flag=True, help="Print exactl
 @click.option("--samples", type=int, default=1, show_default=True, help="Candidates to sample where the preset votes.")
 @linker_option
 @experts_option
+@model_for_option
 @preset_options
 @click.option("--clarify", is_flag=True, help="When confidence is low, return a clarifying question instead.")
 @click.option("--trace", "with_trace", is_flag=True, help="With --json, include every model call and query.")
@@ -50,9 +65,10 @@ json_option = click.option("--json", "as_json", is_flag=True, help="Print exactl
                    "index, descriptions) when its structure is unchanged; nothing is profiled by `ask`.")
 @timeout_option
 @rows_option
+@system_catalogs_option
 @json_option
-def ask(question, db_url, model_spec, preset, evidence, samples, linker, experts, preset_options, clarify, with_trace,
-        record, verbose, use_catalog, timeout_s, max_rows, as_json):
+def ask(question, db_url, model_spec, preset, evidence, samples, linker, experts, model_for, preset_options, clarify,
+        with_trace, record, verbose, use_catalog, timeout_s, max_rows, allow_system_catalogs, as_json):
     """Answer QUESTION with SQL run read-only against --db.
 
     \b
@@ -63,13 +79,16 @@ def ask(question, db_url, model_spec, preset, evidence, samples, linker, experts
     """
     if verbose:
         configure_logging(verbose)
-    db = connect(db_url, timeout_s=timeout_s, max_rows=max_rows)
-    model = load_model(model_spec)
+    check_flags(preset, linker=bool(linker), experts=bool(experts), clarify=clarify)
+    roles = parse_model_roles(model_for)
     options = parse_preset_options(preset_options, linker=linker, experts=experts)
     if clarify:
         options["clarify"] = True
+    options = validate_preset_options(preset, options)  # before the database or the model is opened
+    db = connect(db_url, timeout_s=timeout_s, max_rows=max_rows, allow_system_catalogs=allow_system_catalogs)
+    model = load_model(model_spec)
     answer = ask_question(question, db, model=model, preset=preset, evidence=evidence, samples=samples,
-                          options=options, catalog=use_catalog)
+                          options=options, catalog=use_catalog, models=roles)
     if record:
         from groundsql.runs import RunStore
 
@@ -82,6 +101,8 @@ def ask(question, db_url, model_spec, preset, evidence, samples, linker, experts
     print_sql(answer.sql)
     for note in answer.notes:
         click.echo(f"note: {note}", err=True)
+    for warning in answer.warnings:
+        click.echo(f"warning: {warning}", err=True)
     if answer.result is not None:
         print_table(answer.result.columns, answer.to_dict()["rows"], answer.result.truncated)
     if answer.error:
@@ -98,19 +119,37 @@ def ask(question, db_url, model_spec, preset, evidence, samples, linker, experts
 
 
 @cli.command()
-@click.argument("query")
+@click.argument("query", required=False)
 @db_option
+@click.option("--file", "query_file", type=click.File("r"), default=None, metavar="PATH",
+              help="Read the statement from a file ('-' for standard input).")
 @timeout_option
 @rows_option
+@system_catalogs_option
 @json_option
-def sql(query, db_url, timeout_s, max_rows, as_json):
+def sql(query, db_url, query_file, timeout_s, max_rows, allow_system_catalogs, as_json):
     """Run one read-only QUERY through the same guard and limits that model-written SQL gets.
 
+    QUERY is the statement, or '-' to read it from standard input. Put '--' before a statement that
+    starts with a dash (a '-- comment'), so it is not read as an option.
+
     \b
-    Example:
+    Examples:
       groundsql sql "SELECT Country, count(*) FROM singer GROUP BY 1" --db concert_singer.sqlite
+      groundsql sql --db concert_singer.sqlite -- "-- singers per country
+      SELECT Country, count(*) FROM singer GROUP BY 1"
+      groundsql sql --db concert_singer.sqlite --file report.sql
+      cat report.sql | groundsql sql - --db concert_singer.sqlite
     """
-    db = connect(db_url, timeout_s=timeout_s, max_rows=max_rows)
+    if query_file is not None and query is not None:
+        raise click.UsageError("give the statement either as QUERY or with --file, not both")
+    if query_file is not None:
+        query = query_file.read()
+    elif query == "-":
+        query = sys.stdin.read()
+    if not query or not query.strip():
+        raise click.UsageError("no statement: give QUERY, '-' for standard input, or --file PATH")
+    db = connect(db_url, timeout_s=timeout_s, max_rows=max_rows, allow_system_catalogs=allow_system_catalogs)
     started = time.perf_counter()
     result = db.execute(query)
     if as_json:
@@ -173,11 +212,36 @@ def demo_db(path, seed, force):
 
 
 @cli.command()
-def presets():
-    """List the pipeline presets."""
-    for name in sorted(DESCRIPTIONS):
-        marker = " (default)" if name == DEFAULT_PRESET else ""
-        click.echo(f"{name}{marker}: {DESCRIPTIONS[name]}")
+@click.option("--options", "options_of", default=None, metavar="PRESET",
+              help="Print the options of PRESET (name, values, default, description) instead of the list.")
+@click.option("--linker", default=None, metavar="SPEC",
+              help="With --options: include the options of these linkers (default: the preset's own).")
+def presets(options_of, linker):
+    """List the pipeline presets, or the options one accepts (see docs/options.md).
+
+    \b
+    Examples:
+      groundsql presets
+      groundsql presets --options ssev
+      groundsql presets --options ssev --linker vector
+    """
+    if options_of is None:
+        for name in sorted(DESCRIPTIONS):
+            marker = " (default)" if name == DEFAULT_PRESET else ""
+            click.echo(f"{name}{marker}: {DESCRIPTIONS[name]}")
+        return
+    from groundsql.options import options_table
+    from groundsql.pipelines import options_model
+
+    check_flags(options_of, linker=bool(linker))
+    rows = options_table(options_model(options_of, linker))
+    if not rows:
+        click.echo(f"{options_of} takes no options")
+        return
+    width = max(len(r["option"]) for r in rows)
+    for row in rows:
+        click.echo(f"{row['option']:<{width}}  {row['description']}")
+        click.echo(f"{'':<{width}}  {row['type']}; default {row['default']}")
 
 
 @cli.command()

@@ -15,7 +15,8 @@ import sqlalchemy as sa
 import sqlglot
 from sqlalchemy.pool import StaticPool
 
-from groundsql.db.guard import check_statement
+from groundsql.db.guard import ALLOWED_ROOTS, Scope, check_statement
+from groundsql.db.limits import EngineLimits
 from groundsql.db.result import Result
 from groundsql.db.spark_urls import is_spark_url
 from groundsql.db.urls import Target, parse_target
@@ -34,21 +35,30 @@ class Database:
         url: a SQLAlchemy-style URL or a bare file path (see `parse_target`).
         timeout_s: default statement time limit in seconds.
         max_rows: default row cap; results beyond it are cut and flagged `truncated`.
+        allow_system_catalogs: let statements read system catalogs, other databases and catalog functions
+            (off by default: model-written SQL reads only this database's own tables and views).
+        limits: memory and size bounds held by the engine (`EngineLimits` defaults when None).
     """
 
-    def __new__(cls, url: str, **limits: Any) -> Database:
+    def __new__(cls, url: str, **settings: Any) -> Database:
         if cls is Database and is_spark_url(url):  # Spark has its own engine module (pyspark, no SQLAlchemy)
             from groundsql.db.spark import SparkDatabase
 
             return super().__new__(SparkDatabase)
         return super().__new__(cls)
 
-    def __init__(self, url: str, *, timeout_s: float = DEFAULT_TIMEOUT_S, max_rows: int = DEFAULT_MAX_ROWS):
+    def __init__(self, url: str, *, timeout_s: float = DEFAULT_TIMEOUT_S, max_rows: int = DEFAULT_MAX_ROWS,
+                 allow_system_catalogs: bool = False, limits: EngineLimits | None = None):
         if timeout_s <= 0 or max_rows <= 0:
             raise ConfigError("timeout and row limit must be positive")
         self.target: Target = parse_target(url)
         self.timeout_s = timeout_s
         self.max_rows = max_rows
+        self.allow_system_catalogs = allow_system_catalogs
+        self.limits = limits or EngineLimits()
+        self._scope: Scope | None = None
+        self._scope_lock = threading.Lock()
+        self._superuser: bool | None = None
         self._engine = self._create_engine()
         self._engine_lock = threading.Lock()  # in-memory DuckDB has exactly one connection
         _warm_dialect(self.dialect)
@@ -83,8 +93,31 @@ class Database:
             QueryTimeout: the statement ran past the time limit.
             DatabaseError: the engine reported an error.
         """
-        check_statement(sql, self.dialect)
-        return self._run(sql.strip().rstrip(";"), max_rows or self.max_rows, timeout_s or self.timeout_s)
+        statement = check_statement(sql, self.dialect, scope=self.scope(),
+                                    allow_system_catalogs=self.allow_system_catalogs)
+        return self._run(sql.strip().rstrip(";"), max_rows or self.max_rows, timeout_s or self.timeout_s,
+                         server_cursor=isinstance(statement, ALLOWED_ROOTS))
+
+    def execute_catalog_query(self, sql: str, *, max_rows: int | None = None) -> Result:
+        """groundsql's own introspection: a read-only query that may read system catalogs.
+
+        Never pass model-written or user-written SQL here; `execute` is the path for those.
+        """
+        check_statement(sql, self.dialect, allow_system_catalogs=True)
+        return self._run(sql.strip().rstrip(";"), max_rows or self.max_rows, self.timeout_s)
+
+    def scope(self) -> Scope:
+        """The relations statements may read: this database's own tables and views (read once, cached)."""
+        with self._scope_lock:
+            if self._scope is None:
+                self._scope = self._load_scope()
+            return self._scope
+
+    def refresh_scope(self) -> Scope:
+        """Re-read the relations (a table created since the first statement)."""
+        with self._scope_lock:
+            self._scope = self._load_scope()
+            return self._scope
 
     def close(self) -> None:
         self._engine.dispose()
@@ -117,12 +150,15 @@ class Database:
             return engine
         if t.backend == "duckdb":
             return sa.create_engine(
-                t.url, connect_args={"read_only": True, "config": {"enable_external_access": False}}
+                t.url, connect_args={"read_only": True, "config": {"enable_external_access": False,
+                                                                    **self._duckdb_bounds()}}
             )
         if t.backend == "postgresql":
+            # standard_conforming_strings: backslashes in '' strings mean what sqlglot read them as.
             return sa.create_engine(
                 t.url,
-                connect_args={"options": "-c default_transaction_read_only=on", "connect_timeout": 10},
+                connect_args={"options": "-c default_transaction_read_only=on -c standard_conforming_strings=on",
+                              "connect_timeout": 10},
                 pool_pre_ping=True,
             )
         if t.backend == "mysql":
@@ -144,7 +180,45 @@ class Database:
                 reader = readers[path.suffix.lower()]
                 literal = str(path).replace("'", "''")
                 raw.execute(f"CREATE TABLE \"{name}\" AS SELECT * FROM {reader}('{literal}')")
+            for name, value in self._duckdb_bounds().items():
+                raw.execute(f"SET {name} = '{value}'")
             raw.execute("SET enable_external_access = false")
+            raw.execute("SET lock_configuration = true")
+
+    def _duckdb_bounds(self) -> dict[str, str]:
+        """Memory and threads for DuckDB; no spilling to a temporary folder next to the user's file."""
+        return {"memory_limit": f"{self.limits.memory_mb}MB", "threads": str(self.limits.threads),
+                "temp_directory": ""}
+
+    def _load_scope(self) -> Scope:
+        backend = self.backend
+        if backend == "sqlite":
+            rows = self.execute_catalog_query(
+                "SELECT 'main', name FROM sqlite_master WHERE type IN ('table', 'view')", max_rows=1_000_000).rows
+            default, database = "main", None
+        elif backend == "duckdb":
+            rows = self.execute_catalog_query(
+                "SELECT schema_name, table_name FROM duckdb_tables() WHERE database_name = current_database() "
+                "UNION ALL SELECT schema_name, view_name FROM duckdb_views() "
+                "WHERE database_name = current_database() AND NOT internal", max_rows=1_000_000).rows
+            default, database = self.execute_catalog_query("SELECT current_schema(), current_database()").rows[0]
+        elif backend == "postgresql":
+            rows = self.execute_catalog_query(
+                "SELECT n.nspname, c.relname FROM pg_catalog.pg_class AS c "
+                "JOIN pg_catalog.pg_namespace AS n ON n.oid = c.relnamespace "
+                "WHERE c.relkind IN ('r', 'v', 'm', 'p', 'f') AND n.nspname = current_schema()",
+                max_rows=1_000_000).rows
+            default, database = self.execute_catalog_query("SELECT current_schema(), current_database()").rows[0]
+        elif backend == "mysql":
+            rows = self.execute_catalog_query(
+                "SELECT table_schema, table_name FROM information_schema.tables WHERE table_schema = DATABASE()",
+                max_rows=1_000_000).rows
+            default = database = self.execute_catalog_query("SELECT DATABASE()").rows[0][0]
+        else:  # fail closed: a new backend must say which relations are its own
+            raise ConfigError(f"no relation scope for {backend}: list its relations in Database._load_scope")
+        relations = frozenset((str(schema).lower(), str(name).lower()) for schema, name in rows)
+        return Scope(relations, str(default or "").lower(), str(database).lower() if database else None,
+                     refresh=self.refresh_scope)
 
     def _check_connection(self) -> None:
         try:
@@ -157,18 +231,27 @@ class Database:
 
     # -- execution --------------------------------------------------------------------------------
 
-    def _run(self, sql: str, max_rows: int, timeout_s: float) -> Result:
-        """Run an already-checked statement. Tests call this directly to show the engine itself refuses writes."""
+    def _run(self, sql: str, max_rows: int, timeout_s: float, *, server_cursor: bool = False) -> Result:
+        """Run an already-checked statement. Tests call this directly to show the engine itself refuses writes.
+
+        `server_cursor`: the statement is a plain query, so PostgreSQL may stream it through a server-side
+        cursor and only `max_rows + 1` rows ever leave the server.
+        """
         started = time.perf_counter()
         try:
-            with self._raw_connection() as raw, self._limits(raw, timeout_s):
-                cursor = raw.cursor()
+            with self._raw_connection() as raw, self._limits(raw, timeout_s, max_rows):
+                cursor = self._cursor(raw, server_cursor)
                 try:
                     cursor.execute(sql)
                     columns = [d[0] for d in cursor.description or []]
                     rows = [tuple(r) for r in cursor.fetchmany(max_rows + 1)] if columns else []
                 finally:
-                    cursor.close()
+                    _close_quietly(cursor)
+                    if self.backend == "duckdb":
+                        # A result still streaming would otherwise run to completion when the transaction
+                        # is rolled back at release, after the timer is gone; interrupting an idle
+                        # connection does nothing.
+                        raw.interrupt()
         except QueryTimeout:
             raise
         except Exception as exc:
@@ -185,6 +268,16 @@ class Database:
             sql=sql,
         )
 
+    def _cursor(self, raw: Any, server_cursor: bool) -> Any:
+        """A cursor that fetches incrementally where the driver would otherwise buffer the whole result."""
+        if self.backend == "postgresql" and server_cursor:
+            return raw.cursor(name=f"groundsql_{threading.get_ident()}")
+        if self.backend == "mysql":
+            import pymysql.cursors
+
+            return raw.cursor(pymysql.cursors.SSCursor)
+        return raw.cursor()
+
     @contextmanager
     def _raw_connection(self) -> Iterator[Any]:
         lock = self._engine_lock if self.target.data_files else _NullLock()
@@ -192,24 +285,32 @@ class Database:
             raw = conn.connection.dbapi_connection
             try:
                 yield raw
+            except BaseException:
+                if self.backend in ("mysql", "duckdb") and not self.target.data_files:
+                    conn.invalidate()  # a cancelled statement may leave session state behind: never reuse it
+                raise
             finally:
-                try:
-                    raw.rollback()
-                except Exception:  # some drivers complain when there is nothing to roll back
-                    pass
+                if not conn.invalidated:
+                    try:
+                        raw.rollback()
+                    except Exception:  # some drivers complain when there is nothing to roll back
+                        pass
 
     @contextmanager
-    def _limits(self, raw: Any, timeout_s: float) -> Iterator[None]:
+    def _limits(self, raw: Any, timeout_s: float, max_rows: int) -> Iterator[None]:
+        """Time, row and memory limits held by the engine for one statement; the interrupt stays armed until
+        the statement's cursor is closed."""
         backend = self.backend
+        limits = self.limits
         if backend == "sqlite":
             deadline = time.monotonic() + timeout_s
             raw.set_progress_handler(lambda: 1 if time.monotonic() > deadline else 0, 10_000)
+            if hasattr(raw, "setlimit"):
+                raw.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, limits.max_value_mb * 1024 * 1024)
             try:
                 yield
             finally:
                 raw.set_progress_handler(None, 0)
-            if time.monotonic() > deadline:
-                pass
         elif backend == "duckdb":
             timer = threading.Timer(timeout_s, raw.interrupt)
             timer.start()
@@ -218,9 +319,17 @@ class Database:
             finally:
                 timer.cancel()
         elif backend == "postgresql":
+            if self._superuser is None:
+                with raw.cursor() as cur:
+                    cur.execute("SHOW is_superuser")
+                    self._superuser = cur.fetchone()[0] == "on"
+                raw.rollback()
             with raw.cursor() as cur:
                 cur.execute("BEGIN READ ONLY")
                 cur.execute(f"SET LOCAL statement_timeout = {int(timeout_s * 1000)}")
+                cur.execute(f"SET LOCAL work_mem = '{limits.work_mem_mb}MB'")
+                if self._superuser:  # only superusers may set temp_file_limit
+                    cur.execute(f"SET LOCAL temp_file_limit = '{limits.temp_file_mb}MB'")
             yield
         elif backend == "mysql":
             with raw.cursor() as cur:
@@ -228,6 +337,9 @@ class Database:
                     cur.execute(f"SET SESSION max_statement_time = {float(timeout_s)}")  # MariaDB
                 except Exception:
                     cur.execute(f"SET SESSION max_execution_time = {int(timeout_s * 1000)}")  # MySQL
+                size = limits.tmp_table_mb * 1024 * 1024
+                cur.execute(f"SET SESSION sql_select_limit = {int(max_rows) + 1}, tmp_table_size = {size}, "
+                            f"max_heap_table_size = {size}")
                 cur.execute("START TRANSACTION READ ONLY")
             yield
         else:
@@ -255,6 +367,13 @@ _TIMEOUT_MARKERS = ("interrupted", "statement timeout", "max_statement_time", "m
 def _is_timeout(message: str) -> bool:
     lowered = message.lower()
     return any(marker in lowered for marker in _TIMEOUT_MARKERS)
+
+
+def _close_quietly(cursor: Any) -> None:
+    try:
+        cursor.close()
+    except Exception:  # closing after a cancelled statement may raise; the connection is discarded then
+        pass
 
 
 def _first_line(exc: BaseException) -> str:

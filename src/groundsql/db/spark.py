@@ -19,7 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from groundsql.db.database import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_S, Database, _first_line, _warm_dialect
-from groundsql.db.guard import check_statement
+from groundsql.db.guard import Scope, check_statement
+from groundsql.db.limits import EngineLimits
 from groundsql.db.result import Result
 from groundsql.db.spark_guard import check_spark_tree
 from groundsql.db.spark_urls import (
@@ -67,12 +68,17 @@ class SparkRelation:
 class SparkDatabase(Database):
     """One Spark SQL session, guarded and limited like every other `Database` (made by `Database(url)`)."""
 
-    def __init__(self, url: str, *, timeout_s: float = DEFAULT_TIMEOUT_S, max_rows: int = DEFAULT_MAX_ROWS):
+    def __init__(self, url: str, *, timeout_s: float = DEFAULT_TIMEOUT_S, max_rows: int = DEFAULT_MAX_ROWS,
+                 allow_system_catalogs: bool = False, limits: EngineLimits | None = None):
         if timeout_s <= 0 or max_rows <= 0:
             raise ConfigError("timeout and row limit must be positive")
         self.target = parse_target(url)
         self.timeout_s = timeout_s
         self.max_rows = max_rows
+        self.allow_system_catalogs = allow_system_catalogs
+        self.limits = limits or EngineLimits()  # memory is the cluster's own configuration on Spark
+        self._scope: Scope | None = None
+        self._scope_lock = threading.Lock()
         self.mode = spark_mode(url)
         self._session = _open_session(url)
         self._file_views: set[str] = set()
@@ -102,8 +108,13 @@ class SparkDatabase(Database):
 
     def execute(self, sql: str, *, max_rows: int | None = None, timeout_s: float | None = None) -> Result:
         """Check `sql` with the common guard and Spark's own checks, then run it within the limits."""
-        check_spark_tree(check_statement(sql, self.dialect))
+        check_spark_tree(check_statement(sql, self.dialect, allow_system_catalogs=self.allow_system_catalogs))
+        check_statement(sql, self.dialect, scope=self.scope(), allow_system_catalogs=self.allow_system_catalogs)
         return self._run(sql.strip().rstrip(";"), max_rows or self.max_rows, timeout_s or self.timeout_s)
+
+    def execute_catalog_query(self, sql: str, *, max_rows: int | None = None) -> Result:
+        check_spark_tree(check_statement(sql, self.dialect, allow_system_catalogs=True))
+        return self._run(sql.strip().rstrip(";"), max_rows or self.max_rows, self.timeout_s)
 
     def relations(self) -> list[SparkRelation]:
         """Tables and views of the current database (temporary views included), with their columns. Files a
@@ -120,6 +131,18 @@ class SparkDatabase(Database):
         except Exception as exc:
             raise DatabaseError(f"cannot list the tables of {self.display}: {_spark_message(exc)}") from None
         return found
+
+    def _load_scope(self) -> Scope:
+        """The current database's tables and views plus this session's temporary views (unqualified names
+        resolve to those first in Spark), qualified by the current catalog."""
+        catalog = self._session.catalog
+        try:
+            database = catalog.currentDatabase().lower()
+            current_catalog = catalog.currentCatalog().lower()
+        except Exception as exc:
+            raise DatabaseError(f"cannot read the catalog of {self.display}: {_spark_message(exc)}") from None
+        relations = frozenset((database, r.name.lower()) for r in self.relations())
+        return Scope(relations, database, current_catalog, refresh=self.refresh_scope)
 
     def close(self) -> None:
         if self.mode == "connect":

@@ -10,6 +10,7 @@ import json
 import logging
 import os
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -68,11 +69,17 @@ class ResultsWriter:
         self._handle.close()
 
 
-def check_resumable(out: Path, config: dict[str, Any]) -> None:
-    """Refuse to mix two different runs in one directory; otherwise record the run's settings."""
+def check_resumable(out: Path, config: dict[str, Any],
+                    normalize: Callable[[dict[str, Any]], dict[str, Any]] | None = None) -> None:
+    """Refuse to mix two different runs in one directory; otherwise record the run's settings.
+
+    `normalize` turns the options recorded by an earlier run into today's identity (runs recorded before
+    options were validated listed every value given, defaults included)."""
     path = out / CONFIG_FILE
     if path.exists():
         previous = json.loads(path.read_text(encoding="utf-8"))
+        if normalize is not None and isinstance(previous.get("options"), dict):
+            previous["options"] = normalize(previous["options"])
         changed = [k for k in RESUME_KEYS if previous.get(k) != config.get(k)]
         if changed:
             raise ConfigError(

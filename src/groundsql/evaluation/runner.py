@@ -26,6 +26,7 @@ from groundsql.evaluation.results import (
 from groundsql.evaluation.scoring import Scorer
 from groundsql.evaluation.summary import summarize
 from groundsql.models import Model, load_model
+from groundsql.options import Options, parse_options
 
 log = logging.getLogger("groundsql")
 
@@ -50,7 +51,7 @@ class EvalOptions:
     limit: int | None = None
     sample: int | None = None
     seed: int = 0
-    options: dict[str, Any] = field(default_factory=dict)
+    options: dict[str, Any] | Options = field(default_factory=dict)  # the preset's (validated before the run)
     engine: str | None = None  # URL template of copies in another engine, e.g. postgresql://…/spider_{db_id}
 
 
@@ -84,18 +85,18 @@ def run_evaluation(dataset: Dataset | str | Path, options: EvalOptions, out: str
     Returns:
         The summary (see `summarize`).
     """
-    _check_names(options)
+    settings = _check_names(options)
     data = dataset if isinstance(dataset, Dataset) else load_dataset(dataset)
     questions = select(data.questions, db=options.db, ids=options.ids, sample=options.sample, seed=options.seed,
                        limit=options.limit)
     if not questions:
         raise ConfigError("no question matches the filters")
-    config = _config(data, options)
+    config = _config(data, options, settings)
     records: list[dict[str, Any]] = []
     writer: ResultsWriter | None = None
     if out is not None:
         out = Path(out)
-        check_resumable(out, config)
+        check_resumable(out, config, normalize=lambda previous: _identity(options, previous))
         records = read_results(out / RESULTS_FILE, repair=True)
         writer = ResultsWriter(out / RESULTS_FILE)
     wanted = {str(q.id) for q in questions}
@@ -105,7 +106,7 @@ def run_evaluation(dataset: Dataset | str | Path, options: EvalOptions, out: str
     if done & wanted:
         log.info("resuming: %d of %d questions already done", len(done & wanted), len(questions))
     scorer = Scorer("bird" if data.kind == "bird" else "spider", keep_distinct=options.keep_distinct)
-    job = _Job(data, options, scorer)
+    job = _Job(data, options, scorer, settings)
     try:
         finished = len(records)
 
@@ -144,31 +145,57 @@ def run_evaluation(dataset: Dataset | str | Path, options: EvalOptions, out: str
     return summary
 
 
-def _check_names(options: EvalOptions) -> None:
-    """Fail before the first question on an unknown preset, linker or stage, not once per question."""
+def _check_names(options: EvalOptions) -> Options | None:
+    """Fail before the first question on an unknown preset, linker, stage or option, not once per question;
+    returns the validated options (None when scoring given predictions)."""
     if options.stage not in ("full", "link"):
         raise ConfigError(f"unknown stage {options.stage!r}; use full or link")
     if options.predictions:
-        return
-    if options.stage == "full":
-        from groundsql.pipelines import get_preset
-
-        get_preset(options.preset)
-    if options.linker or options.stage == "link":
-        from groundsql.linking import parse_spec
-
-        parse_spec(options.linker or "full")
+        return None
+    return _settings(options, options.options)
 
 
-def _config(data: Dataset, options: EvalOptions) -> dict[str, Any]:
+def _settings(options: EvalOptions, raw: dict[str, Any] | Options) -> Options:
+    """`raw` validated for the run: against the preset and its linkers, or (--stage link) the linkers only."""
+    given = dict(raw.given() if isinstance(raw, Options) else raw)
+    if options.linker:
+        given["linker"] = options.linker
+    if options.stage == "link":
+        from groundsql.linking import linker_options
+        from groundsql.options import combine
+
+        spec = options.linker or "full"
+        given.pop("linker", None)
+        return parse_options(combine(*linker_options(spec)), given, what=f"linker {spec!r}")
+    from groundsql.pipelines import preset_options
+
+    return preset_options(options.preset, given)
+
+
+def _identity(options: EvalOptions, raw: dict[str, Any]) -> dict[str, Any]:
+    """The run identity of options as given in an earlier run.json (unchanged when they no longer validate)."""
+    try:
+        identity = _settings(options, raw).identity()
+    except ConfigError:
+        return raw
+    identity.pop("linker", None)
+    return identity
+
+
+def _config(data: Dataset, options: EvalOptions, settings: Options | None) -> dict[str, Any]:
+    """The run's identity (run.json): equal settings give equal identities however they were spelled; options
+    hold only what differs from the defaults, `settings` every value for the record."""
+    identity = settings.identity() if settings is not None else {}
+    linker = identity.pop("linker", None) or options.linker
     return {
         "dataset": str(data.root), "kind": data.kind,
         "preset": None if options.predictions else options.preset,
         "model": None if options.predictions else _model_spec(options.model),
         "samples": options.samples, "stage": "score" if options.predictions else options.stage,
-        "linker": options.linker, "predictions": options.predictions,
+        "linker": linker, "predictions": options.predictions,
         "engine": _engine_display(options.engine) if options.engine else None,
-        "options": {k: v for k, v in sorted(options.options.items()) if isinstance(v, (str, int, float, bool))},
+        "options": identity,
+        "settings": settings.model_dump(mode="json") if settings is not None else {},
         "filters": {"db": options.db, "ids": options.ids, "limit": options.limit, "sample": options.sample,
                     "seed": options.seed},
         "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
@@ -178,9 +205,10 @@ def _config(data: Dataset, options: EvalOptions) -> dict[str, Any]:
 class _Job:
     """Evaluates single questions; shared by the worker threads."""
 
-    def __init__(self, data: Dataset, options: EvalOptions, scorer: Scorer) -> None:
+    def __init__(self, data: Dataset, options: EvalOptions, scorer: Scorer, settings: Options | None) -> None:
         self.data = data
         self.options = options
+        self.settings = settings
         self.scorer = scorer
         self.schemas = _Schemas()
         self._databases: dict[Path, Database] = {}
@@ -254,19 +282,13 @@ class _Job:
             record.update(failure="execution_error", pipeline_error="database file not found",
                           error=f"database {q.db_id} is not in {self.data.root}")
             return record
-        options = dict(self.options.options)
-        if self.options.linker:
-            options["linker"] = self.options.linker
-        options.setdefault("db_id", q.db_id)  # few-shot retrieval never draws from the question's own database
-        if options.get("learn_weights", True):
-            options.setdefault("gold_sql", q.gold_sql)  # read only after selection, to update expert weights
-        descriptions = self._descriptions(q.db_id)
-        if descriptions:
-            options.setdefault("column_descriptions", descriptions)
-        if self.engine is not None and options.get("gold_sql") == q.gold_sql:
-            options["gold_sql"] = record["engine_gold_sql"]
+        assert self.settings is not None
+        # db_id: few-shot retrieval never draws from the question's own database; gold_sql is read only after
+        # selection, to update expert weights (on another engine: the gold as run there)
         ctx = Context(question=q.question, db=self.database(self.location(q)), models={"default": self.model},
-                      evidence=q.evidence, samples=self.options.samples, options=options)
+                      evidence=q.evidence, samples=self.options.samples, options=self.settings,
+                      gold_sql=record.get("engine_gold_sql") or q.gold_sql, db_id=q.db_id,
+                      column_descriptions=self._descriptions(q.db_id) or None)
         started = time.perf_counter()
         linked: Schema | None = None
         candidates: list[str] = []
@@ -293,6 +315,8 @@ class _Job:
             record["pipeline_error"] = record["error"] = f"{type(exc).__name__}: {exc}"
         record["elapsed_s"] = round(time.perf_counter() - started, 3)
         record["usage"] = ctx.trace.usage().to_dict()
+        if ctx.trace.notes("tree_repair"):  # rules that rewrote a query (kept or not), for per-rule counts
+            record["tree_repairs"] = [note["rule"] for note in ctx.trace.notes("tree_repair")]
         if self.options.stage == "link":
             record["correct"] = None
             self._link_scores(q, record, linked)

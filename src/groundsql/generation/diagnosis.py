@@ -10,6 +10,7 @@ from sqlglot.errors import SqlglotError
 
 from groundsql.catalog.schema import Schema
 from groundsql.db import Result
+from groundsql.sql.references import owners_of, sql_refs
 
 #: Error classes (SSEV §3.1.3 / ReCAPAgent-SQL §3.3.6) and the substrings engines use for them.
 _MARKERS: list[tuple[str, tuple[str, ...]]] = [
@@ -59,7 +60,8 @@ def diagnose(sql: str, result: Result | None, error: str | None, schema: Schema 
 def _hint(kind: str, sql: str, schema: Schema | None) -> str:
     tables = _tables_hint(sql, schema)
     return {
-        "refused": "Only one read-only SELECT (or WITH … SELECT) query may run; never change data or schema.",
+        "refused": "Only one read-only SELECT (or WITH … SELECT) over this database's own tables may run, with "
+                   "standard SQL functions; never change data or schema. Do what the refusal says." + _all_tables(schema),
         "syntax": "Fix the syntax; write plain standard SQL for this engine.",
         "no_such_table": "Use only tables that exist in the schema." + _all_tables(schema),
         "no_such_column": "Use only columns that exist in the tables you query." + tables + _misplaced_hint(sql, schema),
@@ -98,28 +100,15 @@ def _tables_hint(sql: str, schema: Schema | None) -> str:
 
 def _misplaced_hint(sql: str, schema: Schema | None) -> str:
     """For columns that none of the query's tables (through their aliases) has: the tables that do have them."""
-    tree = _parse(sql, schema)
-    if tree is None:
+    if schema is None:
         return ""
-    aliases = {}
-    for node in tree.find_all(exp.Table):
-        table = schema.table(node.name)
-        if table is not None:
-            aliases[(node.alias_or_name or node.name).lower()] = table
-            aliases[table.name.lower()] = table
-    outputs = {a.alias.lower() for a in tree.find_all(exp.Alias) if a.alias}
+    refs = sql_refs(sql, schema)
     lines: list[str] = []
-    for column in tree.find_all(exp.Column):
-        name = column.name
-        if not name or name == "*" or name.lower() in outputs:
-            continue
-        scope = [aliases[column.table.lower()]] if column.table.lower() in aliases else list(aliases.values())
-        if any(t.column(name) is not None for t in scope):
-            continue
-        owners = [t.name for t in schema.tables if t.column(name) is not None]
-        if owners:
+    for placed_on, names in refs.misplaced.items():
+        for name in sorted(names):
+            owners = [t.name for t in owners_of(schema, {name}, near=placed_on)]
             line = f"- {name} is a column of {', '.join(owners[:3])}: join that table or use it instead."
-            if line not in lines:
+            if owners and line not in lines:
                 lines.append(line)
     return ("\nMisplaced columns:\n" + "\n".join(lines)) if lines else ""
 

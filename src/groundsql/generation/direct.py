@@ -13,7 +13,7 @@ MAX_SQL_TOKENS = 400
 def schema_prompt_text(ctx: Context, tables: list[str] | None = None, sample_limit: int = 3) -> str:
     """DDL of the schema (or of `tables`) with example rows, computed once per context and table set."""
     key = ("schema_text", tuple(tables) if tables is not None else None, sample_limit)
-    cache = ctx.options.setdefault("_cache", {})
+    cache = ctx.cache.texts
     if key not in cache:
         cache[key] = render_schema_ddl(ctx.schema, ctx.db, sample_limit=sample_limit, tables=tables)
     return cache[key]

@@ -12,6 +12,7 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from pydantic import Field
 from sqlglot.errors import SqlglotError
 
 from groundsql.answer import Candidate
@@ -21,6 +22,7 @@ from groundsql.generation.actions import Action, parse_action
 from groundsql.generation.diagnosis import diagnose
 from groundsql.generation.direct import evidence_block
 from groundsql.generation.refinement import execute_candidate
+from groundsql.options import Options
 from groundsql.prompts import dialect_name, render
 
 log = logging.getLogger("groundsql")
@@ -38,15 +40,20 @@ PLAN_CHARS = 600
 StepListener = Callable[[str, dict], None]
 
 
+class ExploreOptions(Options):
+    max_actions: int = Field(MAX_ACTIONS, ge=1, description="actions per exploration trajectory (1: write SQL "
+                                                            "at once)")
+    max_explore_tokens: int = Field(MAX_TOKENS, ge=1, description="prompt + completion tokens per trajectory")
+
+
 @dataclass
 class Budget:
     actions: int = MAX_ACTIONS
     tokens: int = MAX_TOKENS
 
     @classmethod
-    def from_options(cls, options: dict) -> Budget:
-        return cls(actions=int(options.get("max_actions", MAX_ACTIONS)),
-                   tokens=int(options.get("max_explore_tokens", MAX_TOKENS)))
+    def from_options(cls, options: ExploreOptions) -> Budget:
+        return cls(actions=options.max_actions, tokens=options.max_explore_tokens)
 
 
 @dataclass
@@ -90,7 +97,7 @@ def explore(ctx: Context, schema_text: str, *, tips: str = "", plan: str = "", r
         budget: action and token limits; SQL is forced on the last action or near the token limit.
         listener: called with (event, data) after every action, for live display.
     """
-    budget = budget or Budget.from_options(ctx.options)
+    budget = budget or Budget.from_options(ctx.settings(ExploreOptions))
     dialect = dialect_name(ctx.db.dialect)
     state = ExplorationState(plan=plan[:PLAN_CHARS], initial_plan=plan[:PLAN_CHARS])
     system = render("explore_system", dialect=dialect)

@@ -16,7 +16,10 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from pydantic import Field
+
 from groundsql.errors import ConfigError
+from groundsql.options import Options
 
 _WORD = re.compile(r"[a-z]+|\d+")
 
@@ -45,6 +48,13 @@ def cosine(a: Counter[str], b: Counter[str]) -> float:
     dot = sum(value * b.get(key, 0) for key, value in a.items())
     norm = math.sqrt(sum(v * v for v in a.values())) * math.sqrt(sum(v * v for v in b.values()))
     return dot / norm if norm else 0.0
+
+
+class FewShotOptions(Options):
+    fewshot: int = Field(3, ge=0, description="similar examples shown per prompt (0: none)")
+    examples: list[Any] | None = Field(None, exclude=True, description="few-shot examples: records with "
+                                                                       "question and sql (API only)")
+    examples_path: str | None = Field(None, description="few-shot examples: a JSON file in Spider's format")
 
 
 class ExamplePool:
@@ -88,17 +98,13 @@ class ExamplePool:
         return cls.from_records(json.loads(file.read_text(encoding="utf-8")))
 
 
-def example_pool(options: dict[str, Any]) -> ExamplePool | None:
-    """The pool named by the context options `examples` (records) or `examples_path` (a file), cached."""
-    cache = options.setdefault("_cache", {})
-    if "example_pool" not in cache:
-        pool = None
-        if options.get("examples"):
-            pool = ExamplePool.from_records(list(options["examples"]))
-        elif options.get("examples_path"):
-            pool = _pool_from_file(str(options["examples_path"]))
-        cache["example_pool"] = pool
-    return cache["example_pool"]
+def example_pool(options: FewShotOptions) -> ExamplePool | None:
+    """The pool named by the options `examples` (records) or `examples_path` (a file; read once per process)."""
+    if options.examples:
+        return ExamplePool.from_records(list(options.examples))
+    if options.examples_path:
+        return _pool_from_file(str(options.examples_path))
+    return None
 
 
 @cache

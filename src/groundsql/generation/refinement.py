@@ -6,6 +6,7 @@ from groundsql.answer import Candidate
 from groundsql.context import Context
 from groundsql.generation.diagnosis import diagnose
 from groundsql.generation.direct import MAX_SQL_TOKENS, evidence_block
+from groundsql.generation.tree_repair import TreeRepairOptions, tree_repair
 from groundsql.prompts import dialect_name, render
 from groundsql.sql.extract import extract_sql
 
@@ -26,18 +27,30 @@ def refine(ctx: Context, candidate: Candidate, schema_text: str, *, rounds: int 
            role: str = "generator", retry_temperature: float | None = None) -> Candidate:
     """Up to `rounds` repair attempts while the candidate errors or returns nothing.
 
-    Returns the first candidate that runs with rows; otherwise the best one seen (a run with no rows beats an
-    error), so failing candidates still reach voting.
+    Each attempt first tries the exact tree repairs (no model call, see `tree_repair`); only what they leave
+    unfixed goes to the model, with their hints. Returns the first candidate that runs with rows; otherwise the
+    best one seen (a run with no rows beats an error), so failing candidates still reach voting.
     """
+    options = ctx.settings(TreeRepairOptions)
     best = candidate
     current = candidate
-    for round_number in range(1, rounds + 1):
+    for round_number in range(1, rounds + 2):
+        fixed = tree_repair(ctx, current, options=options)
+        if fixed.repaired:
+            current = fixed.candidate
+            current.rounds = max(round_number - 1, 0)
+            if _better(current, best):
+                best = current
+            if current.ok and current.result.row_count > 0:
+                return current
+        if round_number > rounds:
+            break
         verdict = diagnose(current.sql, current.result, current.error, ctx.schema)
         if verdict.kind == "ok" or verdict.kind not in REPAIRABLE:
             break
         ctx.trace.note("refine", round=round_number, kind=verdict.kind)
-        revised = revise(ctx, current, schema_text, problem=verdict.problem, hint=verdict.hint, role=role,
-                         retry_temperature=retry_temperature)
+        revised = revise(ctx, current, schema_text, problem=verdict.problem, hint=verdict.hint + fixed.hint_text(),
+                         role=role, retry_temperature=retry_temperature)
         if revised is None:
             break
         current = revised

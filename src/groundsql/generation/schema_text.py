@@ -45,7 +45,7 @@ def render_subset(ctx: Context, subset: SchemaSubset | None, *, sample_limit: in
 
         return schema_prompt_text(ctx, sample_limit=sample_limit)
     key = ("subset_text", tuple(sorted((t, tuple(c)) for t, c in subset.as_mapping().items())), sample_limit)
-    cache = ctx.options.setdefault("_cache", {})
+    cache = ctx.cache.texts
     if key not in cache:
         parts = []
         for table in subset_tables(ctx.schema, subset):

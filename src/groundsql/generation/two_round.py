@@ -9,35 +9,38 @@ from __future__ import annotations
 
 from groundsql.context import Context
 from groundsql.generation.direct import MAX_SQL_TOKENS, evidence_block
-from groundsql.generation.fewshot import example_pool, render_examples
+from groundsql.generation.fewshot import FewShotOptions, example_pool, render_examples
 from groundsql.prompts import dialect_name, render
 from groundsql.sql.extract import extract_sql
 
 FULL_INTRO = "Here is the schema of a $dialect database, with a few example rows for each table:"
 PRUNED_INTRO = "Here are the tables and columns of a $dialect database that matter for the question, with example rows:"
-DEFAULT_SHOTS = 3
 
 
-def fewshot_block(ctx: Context) -> str:
-    """Similar examples from the configured pool (never from `ctx.options['db_id']`), as prompt text."""
-    pool = example_pool(ctx.options)
-    k = int(ctx.options.get("fewshot", DEFAULT_SHOTS))
+def fewshot_block(ctx: Context, options: FewShotOptions | None = None) -> str:
+    """Similar examples from the configured pool (never from the database `ctx.db_id`), as prompt text."""
+    options = options or ctx.settings(FewShotOptions)
+    if not ctx.cache.example_pool_ready:
+        ctx.cache.example_pool, ctx.cache.example_pool_ready = example_pool(options), True
+    pool = ctx.cache.example_pool
+    k = options.fewshot
     if pool is None or k <= 0:
         return ""
-    examples = pool.similar(ctx.question, k, exclude_db=ctx.options.get("db_id"))
+    examples = pool.similar(ctx.question, k, exclude_db=ctx.db_id)
     ctx.trace.note("fewshot", questions=[e.question for e in examples])
     return render_examples(examples)
 
 
 def two_round_sql(ctx: Context, schema_text: str, *, step: str, pruned: bool, role: str = "generator",
-                  n: int = 1, temperature: float = 0.0) -> list[str]:
-    """One PreSQL (`pruned=False`) or PostSQL (`pruned=True`) call returning `n` extracted queries."""
+                  n: int = 1, temperature: float = 0.0, fewshot: FewShotOptions | None = None) -> list[str]:
+    """One PreSQL (`pruned=False`) or PostSQL (`pruned=True`) call returning `n` extracted queries
+    (`fewshot`: the example settings; default: the run's)."""
     dialect = dialect_name(ctx.db.dialect)
     intro = (PRUNED_INTRO if pruned else FULL_INTRO).replace("$dialect", dialect)
     messages = [
         {"role": "system", "content": render("sql_system", dialect=dialect)},
         {"role": "user", "content": render(
-            "two_round_sql", examples_block=fewshot_block(ctx), schema_intro=intro, schema=schema_text,
+            "two_round_sql", examples_block=fewshot_block(ctx, fewshot), schema_intro=intro, schema=schema_text,
             evidence_block=evidence_block(ctx), question=ctx.question, dialect=dialect)},
     ]
     completion = ctx.chat(step, messages, role=role, n=n, temperature=temperature, max_tokens=MAX_SQL_TOKENS)

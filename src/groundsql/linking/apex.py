@@ -4,16 +4,18 @@ from __future__ import annotations
 
 import logging
 
+from pydantic import Field
+
 from groundsql.catalog.schema import Schema
 from groundsql.context import Context
 from groundsql.linking.common import candidate_schema, parallel_map
-from groundsql.linking.planning import master_plan
+from groundsql.linking.planning import PlanOptions, master_plan
 from groundsql.linking.pruning import dual_pathway
 from groundsql.linking.registry import linker
 from groundsql.linking.semantic import semantic_roles
 from groundsql.linking.subset import SchemaSubset
-from groundsql.linking.synthesis import synthesize
-from groundsql.linking.verification import Verdict, verify_table
+from groundsql.linking.synthesis import SynthesisOptions, synthesize
+from groundsql.linking.verification import Verdict, VerifyOptions, verify_table
 
 log = logging.getLogger("groundsql")
 
@@ -22,10 +24,15 @@ LARGE_SCHEMA_TABLES = 100
 ROLE_ORDER = {"target": 0, "filter": 1, "bridge": 2, "candidate": 3, "unused": 4}
 
 
-@linker("apex", "APEX-SQL: logical plan, dual-pathway pruning, semantic roles, table verification, synthesis")
+class ApexLinkOptions(PlanOptions, VerifyOptions, SynthesisOptions):
+    verify_tables: int = Field(DEFAULT_VERIFY_TABLES, ge=0, description="tables explored by verification (the "
+                                                                        "rest are kept unverified)")
+
+
+@linker("apex", "APEX-SQL: logical plan, dual-pathway pruning, semantic roles, table verification, synthesis",
+        options=ApexLinkOptions)
 def apex(ctx: Context, previous: SchemaSubset | None) -> SchemaSubset:
-    """Options: `plan_samples` (2), `link_batch_tokens` (3000), `verify_queries` (3 per table),
-    `verify_tables` (at most 12 tables explored; the rest are kept unverified), `synthesis_rounds` (1)."""
+    """Plan, prune, assign roles, verify up to `verify_tables` tables, synthesize (see `ApexLinkOptions`)."""
     schema = candidate_schema(ctx, previous)
     if previous is None and len(schema.tables) > LARGE_SCHEMA_TABLES:
         log.warning("apex over %d tables prunes every batch with the model; 'vector,apex' narrows the schema "
@@ -39,7 +46,7 @@ def apex(ctx: Context, previous: SchemaSubset | None) -> SchemaSubset:
         subset.notes.append("pruning kept nothing; returned the candidate schema")
         return subset
     roles = semantic_roles(ctx, plan, pruned)
-    limit = int(ctx.options.get("verify_tables", DEFAULT_VERIFY_TABLES))
+    limit = ctx.settings(ApexLinkOptions).verify_tables
     ordered = sorted(pruned.tables, key=lambda t: ROLE_ORDER.get(roles.role(t.name), 3))
     explored, unexplored = ordered[:limit], ordered[limit:]
     verdicts = parallel_map(ctx, lambda t: verify_table(ctx, t, roles.role(t.name), roles.reason(t.name)), explored)

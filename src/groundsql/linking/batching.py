@@ -12,8 +12,7 @@ from groundsql.catalog.schema import Schema, Table
 from groundsql.context import Context
 from groundsql.linking.budget import estimate_tokens
 from groundsql.linking.common import table_text
-
-DEFAULT_BATCH_TOKENS = 3000
+from groundsql.linking.options import LinkOptions
 
 
 @dataclass
@@ -53,7 +52,7 @@ def entry_text(ctx: Context, entry: Entry, sample_limit: int = 0) -> str:
 
 def batches(ctx: Context, schema: Schema, *, budget: int | None = None, sample_limit: int = 0) -> list[list[Entry]]:
     """Merged entries packed in order into batches of at most `budget` estimated tokens (at least one entry)."""
-    budget = int(budget or ctx.options.get("link_batch_tokens") or DEFAULT_BATCH_TOKENS)
+    budget = int(budget or ctx.settings(LinkOptions).link_batch_tokens)
     result: list[list[Entry]] = []
     current: list[Entry] = []
     used = 0

@@ -11,6 +11,7 @@ from groundsql.catalog import render_table_ddl, sample_rows
 from groundsql.catalog.schema import Schema, Table
 from groundsql.context import Context
 from groundsql.errors import ModelError
+from groundsql.linking.options import LinkOptions
 from groundsql.linking.subset import SchemaSubset
 
 log = logging.getLogger("groundsql")
@@ -44,7 +45,7 @@ def evidence_block(ctx: Context) -> str:
 
 def table_text(ctx: Context, table: Table, sample_limit: int = 0) -> str:
     """DDL of one table (with `sample_limit` example rows read through the guarded path), cached per context."""
-    cache = ctx.options.setdefault("_cache", {})
+    cache = ctx.cache.texts
     key = ("link_table_text", table.name, tuple(c.name for c in table.columns), sample_limit)
     if key not in cache:
         sample = sample_rows(ctx.db, table.name, sample_limit) if sample_limit > 0 else None
@@ -73,10 +74,10 @@ def resolve_column(table: Table, name: object) -> str | None:
 
 
 def parallel_map(ctx: Context, function: Callable[[T], R], items: list[T]) -> list[R]:
-    """Apply `function` to every item concurrently (bounded by `ctx.options['concurrency']`, default 4);
+    """Apply `function` to every item concurrently (bounded by the `concurrency` option, default 4);
     serially when the model runs in-process, since the embedded model serves one call at a time anyway."""
     serial = any(getattr(m, "serial", False) for m in ctx.models.values())
-    workers = 1 if serial else max(1, int(ctx.options.get("concurrency", 4)))
+    workers = 1 if serial else ctx.settings(LinkOptions).concurrency
     if workers == 1 or len(items) <= 1:
         return [function(item) for item in items]
     with ThreadPoolExecutor(max_workers=min(workers, len(items))) as pool:
@@ -84,9 +85,9 @@ def parallel_map(ctx: Context, function: Callable[[T], R], items: list[T]) -> li
 
 
 def catalog_of(ctx: Context) -> Any | None:
-    """The profiled `Catalog` of the context's database when one is available (`ctx.catalog`, else
-    `ctx.options['catalog']`); linkers then use its inferred join graph and value index."""
-    return ctx.catalog if ctx.catalog is not None else ctx.options.get("catalog")
+    """The profiled `Catalog` of the context's database when one is available (`ctx.catalog`); linkers then
+    use its inferred join graph and value index."""
+    return ctx.catalog
 
 
 def ask_json(ctx: Context, step: str, messages: list[dict[str, str]], *, role: str, max_tokens: int,
@@ -94,13 +95,13 @@ def ask_json(ctx: Context, step: str, messages: list[dict[str, str]], *, role: s
     """Call the role's model for JSON replies; returns one parsed object (or None) per completion.
 
     The JSON schema is passed to the model (structured output; grammar-constrained sampling for the embedded
-    model, which otherwise often answers in prose). `ctx.options['link_json_schema'] = False` drops it: replies
+    model, which otherwise often answers in prose). The option `link_json_schema=false` drops it: replies
     are then parsed leniently, which is faster on CPU, and a malformed one counts as no answer (every caller
     has a safe fallback).
     """
     from groundsql.models.base import parse_json
 
-    constrained = bool(ctx.options.get("link_json_schema", True))
+    constrained = ctx.settings(LinkOptions).link_json_schema
     try:
         completion = ctx.chat(step, messages, role=role, n=n, temperature=temperature, max_tokens=max_tokens,
                               json_schema=schema if constrained else None)

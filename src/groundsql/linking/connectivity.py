@@ -14,9 +14,9 @@ from groundsql.catalog.joins import JoinGraph, Relationship
 from groundsql.catalog.schema import Schema
 from groundsql.context import Context
 from groundsql.linking.common import catalog_of
+from groundsql.linking.options import LinkOptions
 from groundsql.linking.subset import SchemaSubset
 
-DEFAULT_MAX_HOPS = 3
 Adjacency = dict[str, list[tuple[str, Relationship]]]  # lower-cased table → (neighbour, edge)
 
 
@@ -25,10 +25,9 @@ def join_graph(ctx: Context) -> JoinGraph:
     graph = getattr(catalog_of(ctx), "join_graph", None)
     if isinstance(graph, JoinGraph):
         return graph
-    cache = ctx.options.setdefault("_cache", {})
-    if "declared_join_graph" not in cache:
-        cache["declared_join_graph"] = declared_graph(ctx.schema)
-    return cache["declared_join_graph"]
+    if ctx.cache.declared_join_graph is None:
+        ctx.cache.declared_join_graph = declared_graph(ctx.schema)
+    return ctx.cache.declared_join_graph
 
 
 def declared_graph(schema: Schema) -> JoinGraph:
@@ -53,13 +52,14 @@ def adjacency(graph: JoinGraph) -> Adjacency:
 def connect_subset(ctx: Context, subset: SchemaSubset, graph: JoinGraph | None = None) -> SchemaSubset:
     """Add the fewest bridge tables that join the subset's tables, and the key columns of the joins used.
 
-    Disabled with `ctx.options['link_connect'] = False`. Tables the graph cannot reach within
-    `link_max_hops` joins are left as they are.
+    Disabled with the option `link_connect=false`. Tables the graph cannot reach within `link_max_hops` joins
+    are left as they are.
     """
-    if not ctx.options.get("link_connect", True) or len(subset.tables) < 2:
+    options = ctx.settings(LinkOptions)
+    if not options.link_connect or len(subset.tables) < 2:
         return subset
     index = adjacency(graph or join_graph(ctx))
-    max_hops = int(ctx.options.get("link_max_hops", DEFAULT_MAX_HOPS))
+    max_hops = options.link_max_hops
     names = {name.lower(): name for name in subset.tables}
     for rel in connecting_edges(index, list(subset.tables), max_hops):
         for table, columns in ((rel.table, rel.columns), (rel.ref_table, rel.ref_columns)):

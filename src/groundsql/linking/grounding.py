@@ -12,13 +12,13 @@ import logging
 from groundsql.catalog.values import ValueIndex, ValueMatch
 from groundsql.context import Context
 from groundsql.linking.common import catalog_of
+from groundsql.linking.options import LinkOptions
 from groundsql.linking.subset import SchemaSubset
 
 log = logging.getLogger("groundsql")
 
 MIN_SCORE = 90.0
 MAX_MATCHES = 12
-MAX_OWNERS = 2
 SHORT_VALUE = 3  # stored values this short must match the question's spelling exactly
 FALLBACK_VALUES = 200  # distinct values read per text column when no catalog is available
 _TEXT_TYPES = ("CHAR", "TEXT", "STRING", "CLOB", "VARCHAR")
@@ -29,17 +29,17 @@ def ground_literals(ctx: Context, subset: SchemaSubset, within: SchemaSubset | N
 
     Columns of tables already in `subset` are added for any match at or above the score floor; a table outside
     the subset (but inside `within`, the stage's input) is added only for an exact match of a value stored in
-    at most `ground_max_owners` (2) tables. Disabled with
-    `ctx.options['link_ground'] = False`.
+    at most `ground_max_owners` (2) tables. Disabled with the option `link_ground=false`.
     """
-    if not ctx.options.get("link_ground", True):
+    options = ctx.settings(LinkOptions)
+    if not options.link_ground:
         return subset
     matches = [m for m in question_matches(ctx)
                if (within is None or within.has(m.table)) and plausible_literal(m)]
     owners: dict[str, set[str]] = {}
     for match in matches:
         owners.setdefault(match.value.strip().lower(), set()).add(match.table)
-    max_owners = int(ctx.options.get("ground_max_owners", MAX_OWNERS))
+    max_owners = options.ground_max_owners
     grounded = []
     for match in matches:
         if not subset.has(match.table) and (
@@ -66,16 +66,15 @@ def plausible_literal(match: ValueMatch) -> bool:
 
 def question_matches(ctx: Context) -> list[ValueMatch]:
     """Value-index matches for the question and evidence, computed once per context."""
-    cache = ctx.options.setdefault("_cache", {})
-    if "literal_matches" not in cache:
+    if ctx.cache.literal_matches is None:
         index = value_index(ctx)
         text = ctx.question + (f" {ctx.evidence}" if ctx.evidence else "")
-        cache["literal_matches"] = index.lookup_question(text, limit=MAX_MATCHES, min_score=MIN_SCORE) if len(
+        ctx.cache.literal_matches = index.lookup_question(text, limit=MAX_MATCHES, min_score=MIN_SCORE) if len(
             index) else []
         ctx.trace.note("link.literals", matches=[
             {"table": m.table, "column": m.column, "value": m.value, "text": m.text, "score": m.score}
-            for m in cache["literal_matches"]])
-    return cache["literal_matches"]
+            for m in ctx.cache.literal_matches])
+    return ctx.cache.literal_matches
 
 
 def value_index(ctx: Context) -> ValueIndex:
@@ -83,10 +82,9 @@ def value_index(ctx: Context) -> ValueIndex:
     index = getattr(catalog, "value_index", None)
     if isinstance(index, ValueIndex):
         return index
-    cache = ctx.options.setdefault("_cache", {})
-    if "fallback_value_index" not in cache:
-        cache["fallback_value_index"] = _read_index(ctx)
-    return cache["fallback_value_index"]
+    if ctx.cache.fallback_value_index is None:
+        ctx.cache.fallback_value_index = _read_index(ctx)
+    return ctx.cache.fallback_value_index
 
 
 def _read_index(ctx: Context) -> ValueIndex:
@@ -94,7 +92,7 @@ def _read_index(ctx: Context) -> ValueIndex:
     from sqlglot import exp
 
     index = ValueIndex()
-    limit = int(ctx.options.get("ground_max_tables", 60))
+    limit = ctx.settings(LinkOptions).ground_max_tables
     for table in ctx.schema.tables[:limit]:
         for column in table.columns:
             if not any(t in (column.type or "TEXT").upper() for t in _TEXT_TYPES):

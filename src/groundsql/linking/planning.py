@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import logging
 
+from pydantic import Field
+
 from groundsql.context import Context
 from groundsql.errors import ModelError
 from groundsql.linking.common import evidence_block
+from groundsql.options import Options
 from groundsql.prompts import render
 
 log = logging.getLogger("groundsql")
@@ -16,16 +19,19 @@ PLAN_TEMPERATURE = 0.8
 MERGE_TEMPERATURE = 0.2
 
 
+class PlanOptions(Options):
+    plan_samples: int = Field(DEFAULT_PLANS, ge=1, description="logical plans sampled, then merged into one")
+
+
 def master_plan(ctx: Context, *, n: int | None = None) -> str:
     """The master logical plan for the question, computed once per context (generation may reuse it).
 
     Options: `plan_samples` (N, default 2). Draft plans are sampled at temperature 0.8 from the question (and
     evidence) only; the merge runs at 0.2. With one usable draft the merge is skipped.
     """
-    cache = ctx.options.setdefault("_cache", {})
-    if "master_plan" in cache:
-        return cache["master_plan"]
-    n = max(1, int(n or ctx.options.get("plan_samples", DEFAULT_PLANS)))
+    if ctx.cache.master_plan is not None:
+        return ctx.cache.master_plan
+    n = max(1, int(n or ctx.settings(PlanOptions).plan_samples))
     evidence = evidence_block(ctx)
     messages = [{"role": "user", "content": render("link_plan", question=ctx.question, evidence_block=evidence)}]
     drafts: list[str] = []
@@ -47,6 +53,6 @@ def master_plan(ctx: Context, *, n: int | None = None) -> str:
         except ModelError as exc:
             log.warning("plan merge failed: %s", exc)
             plan = drafts[0]
-    cache["master_plan"] = plan
+    ctx.cache.master_plan = plan
     ctx.trace.note("plan", plan=plan, drafts=drafts)
     return plan

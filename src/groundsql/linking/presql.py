@@ -3,18 +3,21 @@
 from __future__ import annotations
 
 import logging
-from difflib import SequenceMatcher
+from typing import Any
 
-from groundsql.catalog.schema import Schema, Table
+from pydantic import Field
+
+from groundsql.catalog.schema import Schema
 from groundsql.context import Context
 from groundsql.errors import ModelError
 from groundsql.linking.common import candidate_schema, evidence_block, schema_text
 from groundsql.linking.registry import linker
 from groundsql.linking.subset import SchemaSubset
 from groundsql.models.base import Message
+from groundsql.options import Options
 from groundsql.prompts import dialect_name, render
 from groundsql.sql.extract import extract_sql
-from groundsql.sql.references import sql_refs
+from groundsql.sql.references import owners_of, sql_refs
 
 log = logging.getLogger("groundsql")
 
@@ -23,15 +26,24 @@ SAMPLE_ROWS = 3
 MISPLACED_LIMIT = 2  # tables kept for a group of columns a draft put on the wrong table
 
 
-@linker("presql", "PreSQL drafts from the full schema with example rows; the tables and columns they use")
+class PresqlOptions(Options):
+    presql_roles: list[str] = Field(["generator"], min_length=1, description="model roles that draft, one draft "
+                                                                             "each")
+    presql_samples: int = Field(1, ge=1, description="drafts per role (sampled at temperature 0.7 when more "
+                                                     "than one)")
+    examples: list[Any] | None = Field(None, exclude=True, description="few-shot examples: records with "
+                                                                       "question and sql (API only)")
+
+
+@linker("presql", "PreSQL drafts from the full schema with example rows; the tables and columns they use",
+        options=PresqlOptions)
 def presql(ctx: Context, previous: SchemaSubset | None) -> SchemaSubset:
-    """Options: `presql_roles` (model roles, one draft each; default ['generator']), `presql_samples` (drafts
-    per role, default 1, sampled at temperature 0.7 when more than one), `examples` (few-shot
-    [{'question','sql'}])."""
+    """The tables and columns that PreSQL drafts use (see `PresqlOptions`)."""
     schema = candidate_schema(ctx, previous)
     messages = presql_messages(ctx, schema_text(ctx, schema, SAMPLE_ROWS))
-    roles = list(ctx.options.get("presql_roles") or ["generator"])
-    samples = max(1, int(ctx.options.get("presql_samples", 1)))
+    options = ctx.settings(PresqlOptions)
+    roles = list(options.presql_roles)
+    samples = options.presql_samples
     drafts: list[str] = []
     for role in roles:
         try:
@@ -52,7 +64,7 @@ def presql(ctx: Context, previous: SchemaSubset | None) -> SchemaSubset:
 
 def presql_messages(ctx: Context, schema: str) -> list[Message]:
     dialect = dialect_name(ctx.db.dialect)
-    examples = ctx.options.get("examples") or []
+    examples = ctx.settings(PresqlOptions).examples or []
     examples_block = "".join(f"Example question: {e['question']}\nExample query: {e['sql']}\n\n"
                              for e in examples if isinstance(e, dict) and e.get("question") and e.get("sql"))
     return [
@@ -87,14 +99,3 @@ def subset_from_drafts(schema: Schema, drafts: list[str], dialect: str, *, linke
         if refs.unknown:
             subset.notes.append(f"draft names unknown to the schema: {', '.join(refs.unknown[:10])}")
     return subset
-
-
-def owners_of(schema: Schema, names: set[str], *, near: str = "") -> list[Table]:
-    """Tables having any of the column `names`, those with most of them first, then by name likeness to `near`."""
-    scored = []
-    for position, table in enumerate(schema.tables):
-        covered = sum(table.column(name) is not None for name in names)
-        if covered:
-            likeness = SequenceMatcher(None, near.lower(), table.name.lower()).ratio() if near else 0.0
-            scored.append((-covered, -likeness, position, table))
-    return [table for *_, table in sorted(scored, key=lambda item: item[:3])]

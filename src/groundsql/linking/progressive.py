@@ -10,13 +10,17 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 
+from pydantic import Field
+
 from groundsql.catalog.schema import Schema, Table
 from groundsql.context import Context
 from groundsql.linking.batching import Entry, batches, merge_identical
 from groundsql.linking.budget import estimate_tokens
 from groundsql.linking.common import ask_json, candidate_schema, evidence_block
+from groundsql.linking.options import LinkOptions
 from groundsql.linking.registry import linker
 from groundsql.linking.subset import SchemaSubset
+from groundsql.options import Options
 from groundsql.prompts import render
 
 log = logging.getLogger("groundsql")
@@ -30,12 +34,18 @@ COARSE_HINT = "This is a first, coarse pass: remove only tables that are clearly
 FINE_HINT = "This is a final, finer pass: keep only what the answer really needs, plus the tables needed to join them."
 
 
-@linker("progressive", "ProSPy: tables pruned batch by batch until compact (coarse, then fine), then columns")
+class ProgressiveOptions(Options):
+    progressive_tables: int = Field(COMPACT_TABLES, ge=1, description="tables kept once pruning is compact")
+    progressive_columns: int = Field(COMPACT_COLUMNS, ge=1, description="columns kept per table once compact")
+    progressive_rounds: int = Field(MAX_ROUNDS, ge=1, description="pruning calls per batch and pass at most")
+
+
+@linker("progressive", "ProSPy: tables pruned batch by batch until compact (coarse, then fine), then columns",
+        options=ProgressiveOptions)
 def progressive(ctx: Context, previous: SchemaSubset | None) -> SchemaSubset:
-    """Options: `link_batch_tokens` (3000), `progressive_tables` (compact size, 6), `progressive_columns`
-    (compact columns per table, 8), `progressive_rounds` (most calls per batch and pass, 3)."""
+    """Prune tables batch by batch (coarse, then fine), then columns (see `ProgressiveOptions`)."""
     schema = candidate_schema(ctx, previous)
-    compact = int(ctx.options.get("progressive_tables", COMPACT_TABLES))
+    compact = ctx.settings(ProgressiveOptions).progressive_tables
     kept: list[Table] = []
     for batch in batches(ctx, schema):
         tables = [t for entry in batch for t in entry.tables]
@@ -46,7 +56,7 @@ def progressive(ctx: Context, previous: SchemaSubset | None) -> SchemaSubset:
     if not kept:
         kept = list(schema.tables)
     subset = SchemaSubset()
-    per_table = int(ctx.options.get("progressive_columns", COMPACT_COLUMNS))
+    per_table = ctx.settings(ProgressiveOptions).progressive_columns
     for table in kept:
         subset.add(table.name, role="target", reason="kept by progressive pruning")
     for group in _column_groups(ctx, kept):
@@ -63,7 +73,7 @@ def prune_repeatedly(ctx: Context, items: list, render_items: Callable[[list], t
 
     An empty or unusable reply ends the loop with the items kept so far (pruning never loses everything).
     """
-    rounds = int(ctx.options.get("progressive_rounds", MAX_ROUNDS))
+    rounds = ctx.settings(ProgressiveOptions).progressive_rounds
     current = list(items)
     for _ in range(rounds):
         if len(current) <= compact:
@@ -116,7 +126,7 @@ def _column_items(columns: list[tuple[Table, str]]) -> tuple[str, dict]:
 
 def _column_groups(ctx: Context, tables: list[Table]) -> list[list[Table]]:
     """Kept tables packed so that each column-pruning prompt stays within the batch budget."""
-    budget = int(ctx.options.get("link_batch_tokens") or 3000)
+    budget = ctx.settings(LinkOptions).link_batch_tokens
     groups: list[list[Table]] = []
     used = 0
     for table in tables:

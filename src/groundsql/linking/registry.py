@@ -1,4 +1,5 @@
-"""Linkers register themselves by name; `link` runs a comma chain of them and records the subset on the trace."""
+"""Linkers register themselves by name (with their options model); `link` runs a comma chain of them and
+records the subset on the trace."""
 
 from __future__ import annotations
 
@@ -8,7 +9,9 @@ from collections.abc import Callable
 
 from groundsql.context import Context
 from groundsql.errors import ConfigError
+from groundsql.linking.options import LinkerChoice, LinkOptions
 from groundsql.linking.subset import SchemaSubset
+from groundsql.options import NoOptions, Options, register
 
 log = logging.getLogger("groundsql")
 
@@ -16,20 +19,26 @@ log = logging.getLogger("groundsql")
 Linker = Callable[[Context, "SchemaSubset | None"], SchemaSubset]
 LINKERS: dict[str, Linker] = {}
 DESCRIPTIONS: dict[str, str] = {}
+OPTIONS: dict[str, type[Options]] = {}
 DEFAULT_LINKER = "full"
-#: A sensible `link_full_budget` for presets that opt in: half the embedded models' 8k-token context.
-DEFAULT_FULL_BUDGET = 4000
 
 
-def linker(name: str, description: str) -> Callable[[Linker], Linker]:
-    """Register a linker under `name` (used by `--linker` and the `linker` context option)."""
+def linker(name: str, description: str, *, options: type[Options] = NoOptions) -> Callable[[Linker], Linker]:
+    """Register a linker under `name` (used by `--linker` and the `linker` option) with its options model,
+    which the linker reads with `ctx.settings(options)`."""
 
-    def register(function: Linker) -> Linker:
+    def add(function: Linker) -> Linker:
         LINKERS[name] = function
         DESCRIPTIONS[name] = description
+        OPTIONS[name] = register(options, f"linker {name!r}")
         return function
 
-    return register
+    return add
+
+
+def linker_options(spec: str) -> list[type[Options]]:
+    """The options models that hold when the linkers of `spec` run: `LinkOptions` and each linker's own."""
+    return [LinkOptions, *(OPTIONS[name] for name in parse_spec(spec))]
 
 
 def get_linker(name: str) -> Linker:
@@ -51,17 +60,20 @@ def parse_spec(spec: str) -> list[str]:
 
 
 def linker_spec(ctx: Context, default: str = DEFAULT_LINKER) -> str:
-    """The linker a preset should use: `ctx.options['linker']` when set (the CLI's --linker), else `default`."""
-    return str(ctx.options.get("linker") or default)
+    """The linker a preset should use: the `linker` option when set (the CLI's --linker), else `default`."""
+    return ctx.settings(LinkerChoice).linker or default
 
 
-def link(ctx: Context, spec: str = DEFAULT_LINKER, subset: SchemaSubset | None = None) -> SchemaSubset:
+def link(ctx: Context, spec: str = DEFAULT_LINKER, subset: SchemaSubset | None = None, *,
+         full_budget: int | None = None) -> SchemaSubset:
     """Run the linkers named in `spec` in order, each narrowing the previous subset.
 
     Args:
         ctx: the question's context.
         spec: one linker name or a comma chain ('vector,apex').
         subset: an optional starting subset (default: the whole schema).
+        full_budget: skip linking when the whole schema fits this many tokens (default: the
+            `link_full_budget` option; none: always link).
 
     Returns:
         The final `SchemaSubset`, literal-grounded and connected; it is also noted on the trace as step 'link'.
@@ -72,7 +84,8 @@ def link(ctx: Context, spec: str = DEFAULT_LINKER, subset: SchemaSubset | None =
     names = parse_spec(spec)
     started = time.perf_counter()
     before = ctx.trace.usage()
-    if names != ["full"] and _fits_budget(ctx, subset):
+    budget = full_budget if full_budget is not None else ctx.settings(LinkOptions).link_full_budget
+    if names != ["full"] and _fits_budget(ctx, subset, budget):
         log.info("schema fits the linking budget; using the full schema instead of %s", spec)
         names = ["full"]
     for name in names:
@@ -98,9 +111,8 @@ def link(ctx: Context, spec: str = DEFAULT_LINKER, subset: SchemaSubset | None =
     return subset
 
 
-def _fits_budget(ctx: Context, subset: SchemaSubset | None) -> bool:
+def _fits_budget(ctx: Context, subset: SchemaSubset | None, budget: int | None) -> bool:
     """AgentNLQ: skip linking when the whole (remaining) schema already fits the prompt budget."""
-    budget = ctx.options.get("link_full_budget")
     if budget is None or subset is not None:
         return False
     from groundsql.linking.budget import schema_tokens

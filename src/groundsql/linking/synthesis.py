@@ -11,12 +11,15 @@ import json
 import logging
 from typing import Any
 
+from pydantic import Field
+
 from groundsql.catalog.schema import Schema
 from groundsql.context import Context
 from groundsql.linking.common import ask_json, evidence_block, resolve_column, resolve_table
 from groundsql.linking.semantic import RoleMap
 from groundsql.linking.subset import SchemaSubset
 from groundsql.linking.verification import EXPLORE_ROWS, Verdict, exploration_queries
+from groundsql.options import Options
 from groundsql.prompts import render
 
 log = logging.getLogger("groundsql")
@@ -39,9 +42,14 @@ SYNTHESIS_SCHEMA = {
 }
 
 
+class SynthesisOptions(Options):
+    synthesis_rounds: int = Field(DEFAULT_ROUNDS, ge=0, description="query rounds the synthesis step may ask for "
+                                                                    "before deciding")
+
+
 def synthesize(ctx: Context, schema: Schema, roles: RoleMap, verdicts: list[Verdict]) -> SchemaSubset:
     """Decide the final subset of the pruned `schema` from the verdicts (up to `synthesis_rounds` query rounds)."""
-    rounds = max(0, int(ctx.options.get("synthesis_rounds", DEFAULT_ROUNDS)))
+    rounds = ctx.settings(SynthesisOptions).synthesis_rounds
     messages = [{"role": "user", "content": _prompt(ctx, schema, roles, verdicts, rounds)}]
     reply: Any = None
     for round_index in range(rounds + 1):

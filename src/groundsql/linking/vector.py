@@ -10,7 +10,9 @@ from __future__ import annotations
 import logging
 from collections import OrderedDict
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
+
+from pydantic import Field
 
 from groundsql.catalog.schema import Schema
 from groundsql.context import Context
@@ -19,8 +21,10 @@ from groundsql.linking import embeddings
 from groundsql.linking.common import ask_json, candidate_schema, evidence_block
 from groundsql.linking.grounding import value_index
 from groundsql.linking.lexical import STOPWORDS, LexicalRetriever, words
+from groundsql.linking.options import LinkOptions
 from groundsql.linking.registry import linker
 from groundsql.linking.subset import SchemaSubset
+from groundsql.options import Options
 from groundsql.prompts import render
 
 log = logging.getLogger("groundsql")
@@ -34,12 +38,23 @@ _RETRIEVERS: OrderedDict[tuple, _Index] = OrderedDict()
 _RETRIEVER_CACHE_SIZE = 8
 
 
-@linker("vector", "AgentNLQ vector search: question entities vs column descriptions (embeddings or BM25+fuzzy)")
+class VectorOptions(Options):
+    vector_k: int = Field(DEFAULT_K, ge=1, description="columns kept by the vector search")
+    vector_backend: Literal["auto", "embedding", "lexical"] = Field(
+        "auto", description="embedding model, BM25 with fuzzy matching, or embeddings when installed")
+    vector_entities: Literal["lexical", "model"] = Field(
+        "lexical", description="question entities: spans of the question, or asked of the model")
+    vector_values: bool = Field(True, description="add stored example values to the column documents")
+    vector_groups: int = Field(0, ge=0, description="keep only this many best joinable groups of tables "
+                                                    "(0: all)")
+
+
+@linker("vector", "AgentNLQ vector search: question entities vs column descriptions (embeddings or BM25+fuzzy)",
+        options=VectorOptions)
 def vector(ctx: Context, previous: SchemaSubset | None) -> SchemaSubset:
-    """Options: `vector_k` (columns kept, 10), `vector_backend` ('auto' | 'embedding' | 'lexical'),
-    `vector_entities` ('lexical': spans of the question, the default; 'model': asked of the model)."""
+    """Retrieve the `vector_k` columns nearest to the question's entities (see `VectorOptions`)."""
     schema = candidate_schema(ctx, previous)
-    k = int(ctx.options.get("vector_k", DEFAULT_K))
+    k = ctx.settings(VectorOptions).vector_k
     index = _retriever(ctx, schema)
     pairs, retriever = index.pairs, index.columns
     entities = extract_entities(ctx)
@@ -63,7 +78,7 @@ def vector(ctx: Context, previous: SchemaSubset | None) -> SchemaSubset:
         subset.add(table, role="target", reason="holds columns matching the question")
         subset.add(table, column, reason=f"matches {matched[position]!r} ({retriever.backend} score "
                                          f"{best[position]:.2f})")
-    groups = int(ctx.options.get("vector_groups", 0))
+    groups = ctx.settings(VectorOptions).vector_groups
     if groups > 0:
         _keep_best_groups(ctx, subset, {pairs[i]: best[i] for i in ranked}, groups)
     for name in list(subset.tables):
@@ -80,7 +95,7 @@ def vector(ctx: Context, previous: SchemaSubset | None) -> SchemaSubset:
 
 def extract_entities(ctx: Context) -> list[str]:
     """Phrases of the question that may name tables, columns or values."""
-    if ctx.options.get("vector_entities", "lexical") == "model":
+    if ctx.settings(VectorOptions).vector_entities == "model":
         messages = [{"role": "user", "content": render("link_entities", question=ctx.question,
                                                        evidence_block=evidence_block(ctx))}]
         value = ask_json(ctx, "link.entities", messages, role="generator", max_tokens=200, schema=ENTITY_SCHEMA)[0]
@@ -110,7 +125,7 @@ def lexical_entities(text: str) -> list[str]:
 
 def column_documents(ctx: Context, schema: Schema) -> tuple[list[tuple[str, str]], list[str], list[str]]:
     """(table, column) pairs, their documents and their bare names, in schema order."""
-    index = value_index(ctx) if ctx.options.get("vector_values", True) else None
+    index = value_index(ctx) if ctx.settings(VectorOptions).vector_values else None
     values = getattr(index, "values", {}) or {}
     pairs, texts, names = [], [], []
     for table in schema.tables:
@@ -150,7 +165,7 @@ def table_documents(schema: Schema) -> tuple[list[str], list[str]]:
 
 
 def _retriever(ctx: Context, schema: Schema) -> _Index:
-    backend = str(ctx.options.get("vector_backend", "auto"))
+    backend = ctx.settings(VectorOptions).vector_backend
     use_embeddings = backend == "embedding" or (backend == "auto" and embeddings.available())
     key = (ctx.db.display, tuple(t.name for t in schema.tables), use_embeddings)
     if key in _RETRIEVERS:
@@ -182,10 +197,10 @@ def _retriever(ctx: Context, schema: Schema) -> _Index:
 def _keep_best_groups(ctx: Context, subset: SchemaSubset, scores: dict[tuple[str, str], float], keep: int) -> None:
     """Keep only the `keep` best-scoring groups of retrieved tables that the join graph connects (within
     `link_max_hops` joins): on a schema of many unrelated parts, a question's tables belong together."""
-    from groundsql.linking.connectivity import DEFAULT_MAX_HOPS, adjacency, connecting_edges, join_graph
+    from groundsql.linking.connectivity import adjacency, connecting_edges, join_graph
 
     index = adjacency(join_graph(ctx))
-    hops = int(ctx.options.get("link_max_hops", DEFAULT_MAX_HOPS))
+    hops = ctx.settings(LinkOptions).link_max_hops
     names = list(subset.tables)
     parent = {name.lower(): name.lower() for name in names}
 

@@ -10,6 +10,7 @@ import logging
 from dataclasses import dataclass, field
 
 import sqlglot
+from pydantic import Field
 from sqlglot import exp
 from sqlglot.errors import SqlglotError
 
@@ -17,6 +18,7 @@ from groundsql.catalog.schema import Table
 from groundsql.context import Context
 from groundsql.errors import ModelError
 from groundsql.linking.common import ask_json, evidence_block, resolve_column, table_text
+from groundsql.options import Options
 from groundsql.prompts import dialect_name, render
 
 log = logging.getLogger("groundsql")
@@ -48,10 +50,14 @@ class Verdict:
     verified: bool = True  # False when the agent could not decide and the table was kept unverified
 
 
+class VerifyOptions(Options):
+    verify_queries: int = Field(DEFAULT_QUERIES, ge=0, description="exploratory queries per verified table")
+
+
 def verify_table(ctx: Context, table: Table, role: str, reason: str = "") -> Verdict:
     """Explore `table` (restricted to its candidate columns) and decide whether it is needed."""
     dialect = ctx.db.dialect
-    max_queries = int(ctx.options.get("verify_queries", DEFAULT_QUERIES))
+    max_queries = ctx.settings(VerifyOptions).verify_queries
     ddl = table_text(ctx, table)
     role_text = f"{role}: {reason}" if reason else role
     messages = [{"role": "user", "content": render(

@@ -1,6 +1,19 @@
 """Presets: short readable functions composing the stages. Importing this package registers them all."""
 
-from groundsql.pipelines import apex, baseline, ssev  # noqa: F401  (registers apex, baseline, refine, ssev)
-from groundsql.pipelines.registry import DEFAULT_PRESET, DESCRIPTIONS, PRESETS, get_preset, preset, run
+from groundsql.pipelines import apex, auto, baseline, ssev  # noqa: F401  (registers apex, auto, baseline, refine, ssev)
+from groundsql.pipelines.registry import (
+    DEFAULT_PRESET,
+    DESCRIPTIONS,
+    INFO,
+    PRESETS,
+    PresetInfo,
+    get_preset,
+    options_model,
+    preset,
+    preset_info,
+    preset_options,
+    run,
+)
 
-__all__ = ["DEFAULT_PRESET", "DESCRIPTIONS", "PRESETS", "get_preset", "preset", "run"]
+__all__ = ["DEFAULT_PRESET", "DESCRIPTIONS", "INFO", "PRESETS", "PresetInfo", "get_preset", "options_model", "preset",
+           "preset_info", "preset_options", "run"]

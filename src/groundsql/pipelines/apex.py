@@ -3,18 +3,23 @@
 from __future__ import annotations
 
 import logging
+from typing import Literal
+
+from pydantic import Field
 
 from groundsql.answer import Answer, Candidate
 from groundsql.context import Context
 from groundsql.errors import GroundsqlError
-from groundsql.generation.exploration import explore
+from groundsql.generation.exploration import Budget, ExploreOptions, explore
 from groundsql.generation.paths import RealizationPaths, realization_paths
 from groundsql.generation.refinement import refine
 from groundsql.generation.schema_text import render_subset
 from groundsql.generation.tips import TipQuery, render_tips, retrieve
+from groundsql.generation.tree_repair import TreeRepairOptions
+from groundsql.linking.options import DEFAULT_FULL_BUDGET, LinkerChoice, LinkOptions
 from groundsql.linking.subset import SchemaSubset
 from groundsql.pipelines.registry import preset
-from groundsql.selection import learn, select
+from groundsql.selection import SelectionOptions, learn, select
 from groundsql.selection.experts import Expert, resolve_experts
 from groundsql.selection.outcome import build_answer
 
@@ -26,48 +31,60 @@ DEFAULT_TIPS = 8
 DEFAULT_REPAIR_ROUNDS = 2
 
 
+class ApexOptions(SelectionOptions, ExploreOptions, LinkOptions, LinkerChoice, TreeRepairOptions):
+    """The switches double as the benchmark's ablation settings."""
+
+    samples: int | None = Field(None, ge=1, description=f"exploration trajectories per expert (none: --samples "
+                                                        f"when above 1, else {DEFAULT_SAMPLES})")
+    tips: int = Field(DEFAULT_TIPS, ge=0, description="retrieved tips per prompt (0: none)")
+    paths: bool = Field(True, description="write realization paths (a plan with schema keywords) first")
+    repair_rounds: int = Field(DEFAULT_REPAIR_ROUNDS, ge=0, description="repair rounds for a trajectory that ends "
+                                                                        "in an error or an empty result")
+    vote: Literal["majority", "wma", "rwma"] | None = Field(None, description="voting method (none: majority "
+                                                                              "for one expert, else wma)")
+
+
 @preset("apex", "APEX-SQL: agentic schema linking, realization paths, retrieved tips, n exploration "
-                "trajectories (explore / refine / SQL / confirm) and a result vote")
-def apex(ctx: Context) -> Answer:
-    """Options: `linker` ('apex'; by default the whole schema when it fits `link_full_budget`), `samples`
-    (trajectories per expert, default 2), `max_actions` (6; 1 means no exploration), `max_explore_tokens`,
-    `tips` (8; 0 for none), `paths` (True), `repair_rounds` (2: self-refinement of trajectories that end in an
-    error or an empty result; 0 for none), `vote` ('majority' for one expert, else 'wma'), `on_step` (a callable
-    receiving each exploration step), `confidence_threshold`, `clarify`. The switches double as the benchmark's
-    ablation settings."""
-    subset = _link(ctx)
+                "trajectories (explore / refine / SQL / confirm) and a result vote", options=ApexOptions,
+        linker="apex")
+def apex(ctx: Context, options: ApexOptions) -> Answer:
+    """Link (the `apex` linker; the whole schema when it fits `link_full_budget`), write realization paths,
+    retrieve tips, explore `samples` trajectories per expert, repair the failed ones, vote. Each exploration
+    step goes to `ctx.on_step` (default: logged at INFO)."""
+    subset = _link(ctx, options)
     plan = _plan(ctx)
     paths = RealizationPaths(text=plan)
-    if ctx.options.get("paths", True):
+    if options.paths:
         paths = realization_paths(ctx, plan, subset.table_names() or ctx.schema.table_names)
-    limit = int(ctx.options.get("tips", DEFAULT_TIPS))
+    limit = options.tips
     tips = retrieve(TipQuery(question=ctx.question, evidence=ctx.evidence or "", plan=paths.text or plan,
                              keywords=paths.keywords, schema_names=_names(ctx, subset), dialect=ctx.db.dialect),
                     limit=limit) if limit > 0 else []
     ctx.trace.note("tips", ids=[t.id for t in tips])
     schema_text = render_subset(ctx, subset)
-    experts = resolve_experts(ctx)
-    samples = int(ctx.options.get("samples") or (ctx.samples if ctx.samples > 1 else DEFAULT_SAMPLES))
-    listener = ctx.options.get("on_step") or _log_step
+    experts = resolve_experts(ctx, options)
+    samples = options.samples or (ctx.samples if ctx.samples > 1 else DEFAULT_SAMPLES)
+    listener = ctx.on_step or _log_step
+    budget = Budget.from_options(options)
     candidates: list[Candidate] = []
     for expert in experts:
         for sample in range(samples):
             candidate = explore(ctx, schema_text, tips=render_tips(tips), plan=paths.text or plan, role=expert.role,
                                 sample=sample, temperature=0.0 if sample == 0 else SAMPLE_TEMPERATURE,
-                                listener=listener)
+                                budget=budget, listener=listener)
             candidate.expert = expert.name
             candidates.append(candidate)
     explored = list(candidates)
-    rounds = int(ctx.options.get("repair_rounds", DEFAULT_REPAIR_ROUNDS))
+    rounds = options.repair_rounds
     if rounds > 0:
         candidates = [_repaired(ctx, c, schema_text, rounds, experts) for c in candidates]
     names = [e.name for e in experts]
-    method = str(ctx.options.get("vote") or ("wma" if len(experts) > 1 else "majority"))
-    selection = select(ctx, candidates, method=method, experts=names)
-    learn(ctx, candidates, experts=names)
+    method = options.vote or ("wma" if len(experts) > 1 else "majority")
+    selection = select(ctx, candidates, method=method, experts=names, options=options)
+    learn(ctx, candidates, experts=names, options=options)
     answer = build_answer(ctx, selection.chosen, candidates, confidence=selection.confidence,
                           linked_schema=subset.as_mapping() if subset.tables else None,
-                          alternatives=[g.representative.sql for g in selection.vote.groups])
+                          alternatives=[g.representative.sql for g in selection.vote.groups], options=options)
     if candidates:  # one greedy trajectory, then repaired, versus the vote over all of them
         answer.stages = {"exploration": explored[0].sql}
         if rounds > 0:
@@ -89,18 +106,18 @@ def _repaired(ctx: Context, candidate: Candidate, schema_text: str, rounds: int,
     return fixed
 
 
-def _link(ctx: Context) -> SchemaSubset:
+def _link(ctx: Context, options: ApexOptions) -> SchemaSubset:
     """The linked subset; a linker failure falls back to the whole schema rather than failing the question.
 
     Without an explicit `linker`, a schema whose DDL fits `link_full_budget` (default `DEFAULT_FULL_BUDGET`) is
     explored whole (AgentNLQ): agentic linking only pays off when the schema would crowd the prompt."""
-    from groundsql.linking import link, linker_spec
-    from groundsql.linking.registry import DEFAULT_FULL_BUDGET
+    from groundsql.linking import link
 
-    if not ctx.options.get("linker"):
-        ctx.options.setdefault("link_full_budget", DEFAULT_FULL_BUDGET)
+    budget = options.link_full_budget
+    if budget is None and not options.linker:
+        budget = DEFAULT_FULL_BUDGET
     try:
-        return link(ctx, linker_spec(ctx, "apex"))
+        return link(ctx, options.linker or "apex", full_budget=budget)
     except (GroundsqlError, NotImplementedError) as exc:
         log.warning("schema linking failed (%s); exploring the whole schema", exc)
         ctx.trace.note("link", linker="failed", error=str(exc))
@@ -110,7 +127,7 @@ def _link(ctx: Context) -> SchemaSubset:
 def _plan(ctx: Context) -> str:
     """The master logical plan if the linker made one; otherwise the realization-path step writes the steps
     itself, which saves the planning calls on small models."""
-    return str(ctx.options.get("_cache", {}).get("master_plan") or "")
+    return ctx.cache.master_plan or ""
 
 
 def _names(ctx: Context, subset: SchemaSubset) -> list[str]:

@@ -1,41 +1,110 @@
-"""Presets register themselves by name; `run` builds the context and times the answer."""
+"""Presets register themselves by name with their options model; `run` validates the options and times the answer.
+
+    class MyOptions(Options):
+        rounds: int = Field(2, ge=0, description="repair rounds")
+
+    @preset("mine", "one line for `groundsql presets`", options=MyOptions)
+    def mine(ctx: Context, options: MyOptions) -> Answer: ...
+
+A preset that links a schema mixes `LinkerChoice` into its options (and names its default chain with
+`linker=`), so that `--linker` is accepted and the chosen linkers' options are validated with its own.
+"""
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
 
 from groundsql.answer import Answer
 from groundsql.context import Context
 from groundsql.errors import ConfigError
+from groundsql.generation.tree_repair import repair_note
+from groundsql.options import NoOptions, Options, combine, parse_options, register
 
-Preset = Callable[[Context], Answer]
+Preset = Callable[[Context, Any], Answer]
 PRESETS: dict[str, Preset] = {}
 DESCRIPTIONS: dict[str, str] = {}
 DEFAULT_PRESET = "refine"
 
 
-def preset(name: str, description: str) -> Callable[[Preset], Preset]:
-    def register(function: Preset) -> Preset:
+@dataclass(frozen=True)
+class PresetInfo:
+    name: str
+    function: Preset
+    description: str
+    options: type[Options]
+    linker: str | None  # the linker chain it runs when no `linker` option is given (None: no linker)
+
+
+INFO: dict[str, PresetInfo] = {}
+
+
+def preset(name: str, description: str, *, options: type[Options] = NoOptions,
+           linker: str | None = None) -> Callable[[Preset], Preset]:
+    """Register a preset under `name`; it is called as `function(ctx, options)` with its validated `options`.
+
+    Args:
+        name: the name used by `--preset`.
+        description: one line for `groundsql presets`.
+        options: its options model (a subclass of `groundsql.options.Options`).
+        linker: the linker chain it runs by default, whose options it then also accepts.
+    """
+
+    def add(function: Preset) -> Preset:
         PRESETS[name] = function
         DESCRIPTIONS[name] = description
+        INFO[name] = PresetInfo(name, function, description, register(options, f"preset {name!r}"), linker)
         return function
 
-    return register
+    return add
 
 
 def get_preset(name: str) -> Preset:
+    return preset_info(name).function
+
+
+def preset_info(name: str) -> PresetInfo:
     try:
-        return PRESETS[name]
+        return INFO[name]
     except KeyError:
         raise ConfigError(f"unknown preset {name!r}; choose one of: {', '.join(sorted(PRESETS))}") from None
 
 
+def options_model(name: str, linker: str | None = None) -> type[Options]:
+    """The options a run of preset `name` accepts: its own, plus `LinkOptions` and each linker's when it links
+    (with `linker`, the chain given; else its default chain)."""
+    from groundsql.linking import linker_options
+
+    info = preset_info(name)
+    chain = (linker if "linker" in info.options.model_fields else None) or info.linker
+    return combine(info.options, *(linker_options(chain) if chain else []))
+
+
+def preset_options(name: str, raw: Mapping[str, Any] | Options | None = None) -> Options:
+    """Validate the options given for a run of preset `name` (an unknown key or a bad value is one clear
+    `OptionsError`); the result holds the preset's and its linkers' settings."""
+    given = raw.given() if isinstance(raw, Options) else dict(raw or {})
+    linker = given.get("linker")
+    if linker is not None and not isinstance(linker, str):
+        raise ConfigError(f"option 'linker' for preset {name!r}: expected text such as 'apex' or 'vector,apex'")
+    model = options_model(name, linker)
+    return parse_options(model, given, what=f"preset {name!r}" + (f" with linker {linker!r}" if linker else ""))
+
+
 def run(ctx: Context, preset_name: str = DEFAULT_PRESET) -> Answer:
-    """Answer `ctx.question` with a preset; the answer carries total elapsed time and the trace."""
-    function = get_preset(preset_name)
+    """Answer `ctx.question` with a preset; the answer carries total elapsed time and the trace.
+
+    `ctx.options` is validated against the preset (and its linkers) first."""
+    info = preset_info(preset_name)
+    ctx.options = preset_options(preset_name, ctx.options)
     started = time.perf_counter()
-    answer = function(ctx)
+    answer = info.function(ctx, ctx.settings(info.options))
     answer.preset = preset_name
+    chosen = next((c for c in answer.candidates if c.repairs and c.sql == answer.sql), None)
+    note = repair_note(chosen) if chosen is not None else None
+    if note and note not in answer.notes:
+        answer.notes.append(note)
     answer.elapsed_s = time.perf_counter() - started
     return answer

@@ -12,12 +12,13 @@ from groundsql.errors import DatabaseError
 from groundsql.selection.confidence import DEFAULT_THRESHOLD, clarifying_question, confidence
 from groundsql.selection.grouping import Group, group_candidates, result_key
 from groundsql.selection.judge import judge
+from groundsql.selection.options import SelectionOptions
 from groundsql.selection.voting import METHODS, Vote, vote
 from groundsql.selection.weights import WeightPool, WeightStore, paper_epsilon
 
 log = logging.getLogger("groundsql")
 
-__all__ = ["DEFAULT_THRESHOLD", "METHODS", "Group", "Selection", "Vote", "WeightPool", "WeightStore",
+__all__ = ["DEFAULT_THRESHOLD", "METHODS", "Group", "Selection", "SelectionOptions", "Vote", "WeightPool", "WeightStore",
            "clarifying_question", "confidence", "group_candidates", "judge", "learn", "paper_epsilon",
            "result_key", "select", "vote"]
 
@@ -31,7 +32,7 @@ class Selection:
 
 
 def select(ctx: Context, candidates: list[Candidate], *, method: str = "majority", experts: list[str] | None = None,
-           store: WeightStore | None = None) -> Selection:
+           store: WeightStore | None = None, options: SelectionOptions | None = None) -> Selection:
     """Vote over `candidates`, let the judge settle a tie, and score the winner's confidence.
 
     Args:
@@ -40,15 +41,17 @@ def select(ctx: Context, candidates: list[Candidate], *, method: str = "majority
         method: 'majority', 'wma' or 'rwma'; the weighted methods read the persisted weights of `experts`.
         experts: the expert names taking part (default: those on the candidates).
         store: where the weights live (default: GROUNDSQL_STATE_DIR).
+        options: `seed` and `judge` (default: the run's).
     """
+    options = options or ctx.settings(SelectionOptions)
     names = experts or sorted({c.expert or c.model for c in candidates})
     weights = None
     if method in ("wma", "rwma"):
         weights = (store or WeightStore()).load(names).experts
-    seed = int(ctx.options.get("seed", zlib.crc32(ctx.question.encode("utf-8"))))
+    seed = options.seed if options.seed is not None else zlib.crc32(ctx.question.encode("utf-8"))
     result = vote(candidates, method=method, expert_weights=weights, seed=seed)
     judged = False
-    if result.tied and ctx.options.get("judge", True):
+    if result.tied and options.judge:
         choice = judge(ctx, result.tied)
         if choice is not None:
             result.winner = result.tied[choice]
@@ -60,14 +63,16 @@ def select(ctx: Context, candidates: list[Candidate], *, method: str = "majority
 
 
 def learn(ctx: Context, candidates: list[Candidate], *, experts: list[str] | None = None,
-          store: WeightStore | None = None) -> WeightPool | None:
+          store: WeightStore | None = None, options: SelectionOptions | None = None) -> WeightPool | None:
     """Update the experts' weights after an answer (WMA/RWMA online learning).
 
-    With a gold answer (`ctx.options['gold_sql']`) an expert is wrong when its own majority result differs
-    from the gold result; without one, when none of its candidates ran. Nothing is learnt from one expert.
+    With a gold answer (`ctx.gold_sql`, set by evaluation) an expert is wrong when its own majority result
+    differs from the gold result; without one, when none of its candidates ran. Nothing is learnt from one
+    expert, nor with the option `learn_weights=false`; `epsilon` fixes the update rate.
     """
+    options = options or ctx.settings(SelectionOptions)
     names = experts or sorted({c.expert or c.model for c in candidates})
-    if len(names) < 2 or ctx.options.get("learn_weights") is False:
+    if len(names) < 2 or not options.learn_weights:
         return None
     gold = _gold_key(ctx)
     wrong = {}
@@ -80,8 +85,7 @@ def learn(ctx: Context, candidates: list[Candidate], *, experts: list[str] | Non
             wrong[name] = not best.ok or result_key(best.representative.result) != gold
         else:
             wrong[name] = not any(c.ok for c in own)
-    epsilon = ctx.options.get("epsilon")
-    pool = (store or WeightStore()).record(names, wrong, epsilon=float(epsilon) if epsilon else None,
+    pool = (store or WeightStore()).record(names, wrong, epsilon=options.epsilon,
                                            label=ctx.question[:80])
     ctx.trace.note("weights", source="gold" if gold is not None else "execution", wrong=wrong,
                    weights=pool.experts, rounds=pool.rounds)
@@ -89,7 +93,7 @@ def learn(ctx: Context, candidates: list[Candidate], *, experts: list[str] | Non
 
 
 def _gold_key(ctx: Context) -> tuple | None:
-    sql = ctx.options.get("gold_sql")
+    sql = ctx.gold_sql
     if not sql:
         return None
     try:

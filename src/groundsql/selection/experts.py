@@ -1,10 +1,11 @@
-"""The experts taking part in a vote: per-role models ('expert:<name>') or `ctx.options['experts']` specs."""
+"""The experts taking part in a vote: per-role models ('expert:<name>') or the `experts` option's specs."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from groundsql.context import Context
+from groundsql.selection.options import SelectionOptions
 
 PREFIX = "expert:"
 
@@ -15,21 +16,19 @@ class Expert:
     name: str  # the stable name its weight is kept under (the model spec, else the role)
 
 
-def resolve_experts(ctx: Context) -> list[Expert]:
-    """Experts from the context: roles named 'expert:…' first, else the specs in `ctx.options['experts']`
-    (a list or a comma-separated string, loaded with `load_model` and registered as roles), else the
-    generator alone."""
+def resolve_experts(ctx: Context, options: SelectionOptions | None = None) -> list[Expert]:
+    """Experts from the context: roles named 'expert:…' first, else the generator plus the specs of the
+    `experts` option (loaded with `load_model` and registered as roles: `--experts` adds models to the main
+    one), else the generator alone."""
     roles = sorted(role for role in ctx.models if role.startswith(PREFIX))
     if not roles:
-        specs = ctx.options.get("experts") or []
-        if isinstance(specs, str):
-            specs = [s.strip() for s in specs.split(",") if s.strip()]
+        specs = (options or ctx.settings(SelectionOptions)).experts
         if specs:
             from groundsql.models import load_model
 
             for index, spec in enumerate(specs, 1):
                 ctx.models.setdefault(f"{PREFIX}{index}", spec if not isinstance(spec, str) else load_model(spec))
-            roles = [f"{PREFIX}{index}" for index in range(1, len(specs) + 1)]
+            roles = ["generator"] + [f"{PREFIX}{index}" for index in range(1, len(specs) + 1)]
     if not roles:
         roles = ["generator"]
     specs_seen: dict[str, int] = {}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
+from difflib import SequenceMatcher
 
 import sqlglot
 from sqlglot import exp
@@ -11,7 +12,7 @@ from sqlglot.errors import SqlglotError
 from sqlglot.optimizer.qualify import qualify
 from sqlglot.optimizer.scope import Scope, traverse_scope
 
-from groundsql.catalog.schema import Schema
+from groundsql.catalog.schema import Schema, Table
 
 log = logging.getLogger("groundsql")
 
@@ -147,3 +148,14 @@ def _add_column(table_name: str, column_name: str, schema: Schema, refs: SqlRefs
         refs.add(table.name)
         return
     refs.add(table.name, column.name)
+
+
+def owners_of(schema: Schema, names: set[str], *, near: str = "") -> list[Table]:
+    """Tables having any of the column `names`, those with most of them first, then by name likeness to `near`."""
+    scored = []
+    for position, table in enumerate(schema.tables):
+        covered = sum(table.column(name) is not None for name in names)
+        if covered:
+            likeness = SequenceMatcher(None, near.lower(), table.name.lower()).ratio() if near else 0.0
+            scored.append((-covered, -likeness, position, table))
+    return [table for *_, table in sorted(scored, key=lambda item: item[:3])]

@@ -1,0 +1,73 @@
+"""Exact repairs of a failing query on its syntax tree: each rule fixes one kind of slip, only on clear evidence.
+
+Every rule takes a tree it may rewrite in place and the facts about the database, and returns what it changed
+(nothing when its evidence is not unambiguous) plus hints for a model repair when it saw a problem it would not
+guess at. `plan_repairs` runs them in order; `generation.tree_repair` executes the result. One module per rule.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from sqlglot.errors import SqlglotError
+
+from groundsql.sql.repairs.aggregates import aggregates_to_having
+from groundsql.sql.repairs.ambiguous import qualify_ambiguous
+from groundsql.sql.repairs.base import RepairFacts, RepairPlan, Rule, RuleOutcome, TreeFix, parse_query
+from groundsql.sql.repairs.dialect import names_unknown_function, transpile_dialect
+from groundsql.sql.repairs.joins import add_missing_joins, reroute_joins, shortest_paths, unique_shortest_path
+from groundsql.sql.repairs.literals import fold_value, snap_literals
+from groundsql.sql.repairs.qualifier import requalify
+from groundsql.sql.repairs.spelling import name_key, respell_columns, respell_tables
+
+log = logging.getLogger("groundsql")
+
+#: The rules for a query that failed, in the order they run (dialect runs first, on the text).
+RULES: list[tuple[str, Rule]] = [
+    ("spelling", respell_tables),
+    ("qualifier", requalify),
+    ("spelling", respell_columns),
+    ("join", reroute_joins),
+    ("join", add_missing_joins),
+    ("ambiguous", qualify_ambiguous),
+    ("aggregate", aggregates_to_having),
+]
+
+
+def plan_repairs(sql: str, facts: RepairFacts) -> RepairPlan:
+    """Apply every rule whose evidence holds, in order; a query that ran with rows is never touched."""
+    plan = RepairPlan(sql=sql)
+    if facts.error is None and not facts.empty:
+        return plan
+    tree = parse_query(sql, facts.dialect)
+    if facts.error is not None and (tree is None or names_unknown_function(tree, facts.error)):
+        translated = transpile_dialect(sql, facts)
+        if translated is not None:
+            source, after = translated
+            plan.fixes.append(TreeFix("dialect", sql, after, f"read as {source} SQL, written for {facts.dialect}"))
+            tree = parse_query(after, facts.dialect)
+    if tree is None:
+        return plan
+    rules: list[tuple[str, Rule]] = RULES if facts.error is not None else [("literal", snap_literals)]
+    current = plan.fixes[-1].after if plan.fixes else sql
+    for name, rule in rules:
+        work = tree.copy()
+        try:
+            outcome = rule(work, facts)
+        except (SqlglotError, ValueError, KeyError, AttributeError, TypeError) as exc:
+            log.debug("tree repair rule %s skipped: %s", name, exc)
+            continue  # a construct a rule does not understand is left alone
+        plan.hints.extend(h for h in outcome.hints if h not in plan.hints)
+        if outcome.changes:
+            after = work.sql(dialect=facts.dialect)
+            plan.fixes.append(TreeFix(name, current, after, "; ".join(outcome.changes)))
+            tree, current = work, after
+    plan.sql = current
+    return plan
+
+
+__all__ = [
+    "RULES", "RepairFacts", "RepairPlan", "Rule", "RuleOutcome", "TreeFix", "add_missing_joins", "aggregates_to_having",
+    "fold_value", "name_key", "plan_repairs", "qualify_ambiguous", "requalify", "reroute_joins", "respell_columns",
+    "respell_tables", "shortest_paths", "snap_literals", "transpile_dialect", "unique_shortest_path",
+]

@@ -1,0 +1,268 @@
+"""Tree repair rules on real SQLite, DuckDB and PostgreSQL databases: each rule on a query that needs it, and a
+near case where it must not fire. Every repaired query is re-run through `Database.execute`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from groundsql.answer import Candidate
+from groundsql.catalog import build_catalog
+from groundsql.context import Context
+from groundsql.db import Database
+from groundsql.generation.tree_repair import TreeRepair, TreeRepairOptions, tree_repair
+
+pytestmark = pytest.mark.integration
+
+DDL = [
+    "CREATE TABLE artist (artist_id INTEGER PRIMARY KEY, name VARCHAR(50), country VARCHAR(50))",
+    "CREATE TABLE album (album_id INTEGER PRIMARY KEY, artist_id INTEGER REFERENCES artist(artist_id), "
+    "title VARCHAR(50))",
+    "CREATE TABLE person (person_id INTEGER PRIMARY KEY, full_name VARCHAR(50), country VARCHAR(50))",
+    "CREATE TABLE track (track_id INTEGER PRIMARY KEY, album_id INTEGER REFERENCES album(album_id), "
+    "track_name VARCHAR(50), unit_price REAL, genre VARCHAR(50))",
+    "CREATE TABLE sale (sale_id INTEGER PRIMARY KEY, track_id INTEGER REFERENCES track(track_id), "
+    "buyer_id INTEGER REFERENCES person(person_id), seller_id INTEGER REFERENCES person(person_id), "
+    "quantity INTEGER, sold_on DATE)",
+]
+ROWS = [
+    "INSERT INTO artist VALUES (1, 'Nirvana', 'United States'), (2, 'Bjork', 'Iceland')",
+    "INSERT INTO album VALUES (10, 1, 'Nevermind'), (11, 2, 'Debut')",
+    "INSERT INTO person VALUES (100, 'Ann Lee', 'France'), (101, 'Bo Chan', 'Japan')",
+    "INSERT INTO track VALUES (1000, 10, 'Lithium', 0.99, 'Rock'), (1001, 10, 'Polly', 0.99, 'Rock'), "
+    "(1002, 11, 'Venus as a Boy', 1.29, 'Électronique'), (1003, 11, 'Army of Me', 1.29, 'Heavy Metal')",
+    "INSERT INTO sale VALUES (1, 1000, 100, 101, 2, '2024-03-01'), (2, 1002, 101, 100, 1, '2023-07-15'), "
+    "(3, 1003, 100, 101, 3, '2024-05-02')",
+]
+
+
+def _sqlite(tmp_path: Path) -> str:
+    import sqlite3
+
+    path = tmp_path / "shop.sqlite"
+    conn = sqlite3.connect(path)
+    for statement in DDL + ROWS:
+        conn.execute(statement)
+    conn.commit()
+    conn.close()
+    return str(path)
+
+
+def _duckdb(tmp_path: Path) -> str:
+    duckdb = pytest.importorskip("duckdb")
+    path = tmp_path / "shop.duckdb"
+    conn = duckdb.connect(str(path))
+    for statement in DDL + ROWS:
+        conn.execute(statement)
+    conn.close()
+    return str(path)
+
+
+@pytest.fixture(params=["sqlite", "duckdb", "postgres"])
+def shop(request, tmp_path: Path) -> Database:
+    """The same small shop database on each engine."""
+    if request.param == "sqlite":
+        url = _sqlite(tmp_path)
+    elif request.param == "duckdb":
+        url = _duckdb(tmp_path)
+    else:
+        import sqlalchemy as sa
+
+        url = request.getfixturevalue("postgres_database")
+        engine = sa.create_engine(url.replace("postgresql://", "postgresql+psycopg://"))
+        with engine.begin() as conn:
+            for statement in DDL + ROWS:
+                conn.execute(sa.text(statement))
+        engine.dispose()
+    db = Database(url)
+    yield db
+    db.close()
+
+
+def _repair(db: Database, sql: str, *, catalog: bool = False, **options) -> TreeRepair:
+    ctx = Context(question="", db=db, models={}, options=options,
+                  catalog=build_catalog(db, use_cache=False) if catalog else None)
+    result, error = ctx.try_query(sql, step="test")
+    return tree_repair(ctx, Candidate(sql=sql, result=result, error=error))
+
+
+def _rows(repair: TreeRepair) -> list[tuple]:
+    assert repair.candidate.error is None, repair.candidate.error
+    return [tuple(r) for r in repair.candidate.result.rows]
+
+
+def _rules(repair: TreeRepair) -> list[str]:
+    return [f.rule for f in repair.fixes]
+
+
+# -- 1 wrong qualifier ------------------------------------------------------------------------------
+
+
+def test_qualifier_moves_a_column_to_the_one_table_that_has_it(shop):
+    fixed = _repair(shop, "SELECT SUM(t.unit_price * t.quantity) FROM track AS t JOIN sale AS s "
+                          "ON s.track_id = t.track_id")
+    assert _rules(fixed) == ["qualifier"]
+    assert "s.quantity" in fixed.candidate.sql
+    assert _rows(fixed)[0][0] == pytest.approx(7.14)
+
+
+def test_qualifier_does_not_choose_between_two_tables(shop):
+    sql = ("SELECT t.country FROM track AS t JOIN sale AS s ON s.track_id = t.track_id "
+           "JOIN person AS b ON b.person_id = s.buyer_id JOIN album AS al ON al.album_id = t.album_id "
+           "JOIN artist AS ar ON ar.artist_id = al.artist_id")
+    fixed = _repair(shop, sql)
+    assert not fixed.repaired and fixed.candidate.sql == sql
+    assert any("person (b)" in h and "artist (ar)" in h for h in fixed.hints)
+
+
+# -- 2 spelling -------------------------------------------------------------------------------------
+
+
+def test_spelling_restores_stored_table_and_column_names(shop):
+    fixed = _repair(shop, "SELECT TrackName FROM tracks WHERE Genre = 'Rock' ORDER BY 1")
+    assert _rules(fixed) == ["spelling", "spelling"]
+    assert _rows(fixed) == [("Lithium",), ("Polly",)]
+
+
+def test_spelling_leaves_a_name_that_is_not_a_respelling(shop):
+    fixed = _repair(shop, "SELECT trak FROM track")
+    assert not fixed.repaired and fixed.candidate.error
+
+
+# -- 3 missing join ---------------------------------------------------------------------------------
+
+
+def test_missing_join_follows_the_unique_shortest_path(shop):
+    fixed = _repair(shop, "SELECT name FROM track WHERE track_name = 'Lithium'")
+    assert _rules(fixed) == ["join"]
+    assert _rows(fixed) == [("Nirvana",)]  # track → album → artist
+
+
+def test_missing_join_hints_instead_of_guessing_between_two_keys(shop):
+    fixed = _repair(shop, "SELECT full_name FROM sale WHERE quantity = 3")
+    assert not fixed.repaired
+    hint = " ".join(fixed.hints)
+    assert "buyer_id" in hint and "seller_id" in hint
+
+
+def test_a_join_on_a_key_the_joined_table_lacks_goes_through_the_bridge(shop):
+    fixed = _repair(shop, "SELECT ar.name, SUM(t.unit_price) FROM artist AS ar JOIN track AS t "
+                          "ON ar.artist_id = t.artist_id GROUP BY ar.name ORDER BY ar.name")
+    assert _rules(fixed) == ["join"]  # not `ar.artist_id = ar.artist_id` (a cross join)
+    assert [(name, round(total, 2)) for name, total in _rows(fixed)] == [("Bjork", 2.58), ("Nirvana", 1.98)]
+
+
+@pytest.mark.parametrize("sql", [
+    "SELECT ar.name FROM track AS t JOIN artist AS ar ON t.artist_id = ar.artist_id WHERE t.track_name = 'Polly'",
+    "SELECT ar.name FROM album AS al JOIN artist AS ar ON al.band_id = ar.artist_id WHERE al.title = 'Nevermind'",
+])
+def test_a_join_condition_on_a_missing_column_follows_the_key(shop, sql):
+    fixed = _repair(shop, sql)  # through album (the earlier table lacks the key), or along the one direct key
+    assert _rules(fixed) == ["join"]
+    assert _rows(fixed) == [("Nirvana",)]
+
+
+def test_a_join_with_two_routes_is_only_hinted(shop):
+    fixed = _repair(shop, "SELECT s.quantity FROM person AS p JOIN sale AS s ON p.person_id = s.person_id")
+    assert not fixed.repaired
+    assert any("buyer_id" in h and "seller_id" in h for h in fixed.hints)
+
+
+# -- 4 ambiguous column ------------------------------------------------------------------------------
+
+
+def test_ambiguous_column_equated_by_the_join_is_qualified(shop):
+    fixed = _repair(shop, "SELECT album_id, title FROM album JOIN track ON album.album_id = track.album_id "
+                          "WHERE track_name = 'Polly'")
+    assert _rules(fixed) == ["ambiguous"]
+    assert _rows(fixed) == [(10, "Nevermind")]
+
+
+def test_ambiguous_column_with_different_values_is_left_alone(shop):
+    fixed = _repair(shop, "SELECT country FROM artist JOIN person ON artist.artist_id = person.person_id")
+    assert not fixed.repaired
+    assert any("country is ambiguous" in h for h in fixed.hints)
+
+
+# -- 5 aggregate misuse -----------------------------------------------------------------------------
+
+
+def test_aggregate_in_where_moves_to_having_with_group_by(shop):
+    fixed = _repair(shop, "SELECT genre FROM track WHERE COUNT(*) > 1")
+    assert _rules(fixed) == ["aggregate"]
+    assert "HAVING" in fixed.candidate.sql and "GROUP BY" in fixed.candidate.sql
+    assert _rows(fixed) == [("Rock",)]
+
+
+def test_aggregate_in_where_without_a_grouping_is_only_hinted(shop):
+    fixed = _repair(shop, "SELECT COUNT(*) FROM track WHERE COUNT(*) > 1")
+    assert not fixed.repaired
+    assert any("HAVING" in h for h in fixed.hints)
+
+
+# -- 6 literal snapping -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("literal, expected", [("heavy metal", "Army of Me"), ("electronique", "Venus as a Boy")])
+def test_literal_snaps_to_the_one_stored_spelling_on_an_empty_result(shop, literal, expected):
+    fixed = _repair(shop, f"SELECT track_name FROM track WHERE genre = '{literal}'", catalog=True)
+    assert _rules(fixed) == ["literal"]
+    assert _rows(fixed) == [(expected,)]
+
+
+def test_literal_with_no_near_value_and_a_non_empty_result_are_left_alone(shop):
+    assert not _repair(shop, "SELECT track_name FROM track WHERE genre = 'Polka'", catalog=True).repaired
+    ran = _repair(shop, "SELECT track_name FROM track WHERE genre IN ('Rock', 'heavy metal')", catalog=True)
+    assert not ran.repaired and len(_rows(ran)) == 2
+    assert not _repair(shop, "SELECT track_name FROM track WHERE genre = 'heavy metal'").repaired  # no catalog
+
+
+# -- 7 dialect ---------------------------------------------------------------------------------------
+
+
+def test_dialect_transpiles_another_engines_syntax(shop):
+    if shop.dialect == "postgres":
+        fixed = _repair(shop, "SELECT strftime('%Y', sold_on) FROM sale WHERE sale_id = 1")  # SQLite's function
+        assert _rows(fixed) == [("2024",)]
+    else:
+        fixed = _repair(shop, "SELECT TOP 1 track_name FROM track ORDER BY track_id")  # T-SQL's TOP
+        assert _rows(fixed) == [("Lithium",)]
+    assert _rules(fixed) == ["dialect"]
+
+
+def test_dialect_leaves_an_unknown_function_of_no_dialect(shop):
+    fixed = _repair(shop, "SELECT no_such_fn(track_name) FROM track")
+    assert not fixed.repaired and fixed.candidate.error
+
+
+# -- the stage ----------------------------------------------------------------------------------------
+
+
+def test_a_query_that_ran_with_rows_is_never_touched(shop):
+    sql = "SELECT t.track_name FROM track AS t WHERE t.genre = 'Rock'"
+    fixed = _repair(shop, sql, catalog=True)
+    assert not fixed.repaired and fixed.candidate.sql == sql
+
+
+def test_the_option_turns_the_stage_off(shop):
+    fixed = _repair(shop, "SELECT name FROM track WHERE track_name = 'Lithium'", tree_repair=False)
+    assert not fixed.repaired and fixed.candidate.error
+
+
+def test_options_reject_unknown_fields():
+    with pytest.raises(ValueError):
+        TreeRepairOptions(tree_repairs=False)
+
+
+def test_aggregate_order_by_without_group_by_groups_the_selected_columns(shop):
+    fixed = _repair(shop, "SELECT genre FROM track ORDER BY COUNT(*) DESC")
+    assert _rules(fixed) == ["aggregate"]
+    assert _rows(fixed)[0] == ("Rock",)
+
+
+def test_dialect_concat_where_the_engine_lacks_it(shop):
+    sql = "SELECT CONCAT(name, '!') FROM artist ORDER BY artist_id"
+    fixed = _repair(shop, sql)
+    assert _rows(fixed) == [("Nirvana!",), ("Bjork!",)]  # CONCAT runs as it is, or becomes `name || '!'`
+    assert fixed.candidate.sql == sql or _rules(fixed) == ["dialect"]

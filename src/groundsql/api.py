@@ -6,9 +6,12 @@ from groundsql.answer import Answer
 from groundsql.catalog import Catalog, cached_catalog
 from groundsql.context import Context
 from groundsql.db import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_S, Database
+from groundsql.errors import ConfigError
+from groundsql.inputs import check_evidence, check_question, check_samples
 from groundsql.models import Model, load_model
 from groundsql.options import Options
 from groundsql.pipelines import DEFAULT_PRESET, preset_options, run
+from groundsql.trace import Trace
 
 
 def connect(url: str, *, timeout_s: float = DEFAULT_TIMEOUT_S, max_rows: int = DEFAULT_MAX_ROWS,
@@ -38,11 +41,12 @@ def ask(
     options: dict | Options | None = None,
     catalog: Catalog | bool | None = None,
     models: dict[str, Model | str] | None = None,
+    trace: Trace | None = None,
 ) -> Answer:
     """Answer a natural-language question with SQL.
 
     Args:
-        question: the question, in plain language.
+        question: the question, in plain language (at most `groundsql.inputs.MAX_QUESTION_CHARS` characters).
         db: an open `Database` or a URL/path to open.
         model: a `Model`, a model spec (see `groundsql models`), or None for the embedded default.
         preset: the pipeline to run (see `groundsql.pipelines.PRESETS`).
@@ -55,22 +59,25 @@ def ask(
             profiled here); None or False: linkers use declared keys and read values on the fly.
         models: a model (or spec) per role, e.g. ``{"judge": "openai:gpt-4o-mini"}``; roles not named use
             `model`.
+        trace: the `Trace` to record the run on (a caller may watch it fill, or have recorded earlier steps).
 
     Returns:
         The `Answer`: SQL, result, candidates, confidence and the trace of every call and query.
     """
-    if not question or not question.strip():
-        from groundsql.errors import ConfigError
-
-        raise ConfigError("the question is empty")
+    question = check_question(question)
+    evidence = check_evidence(evidence)
+    samples = check_samples(samples)
     validated = preset_options(preset, options)
+    chosen = model if isinstance(model, Model) else load_model(model)  # a bad model spec fails before any I/O
     database = db if isinstance(db, Database) else connect(db)
-    chosen = model if isinstance(model, Model) else load_model(model)
     if catalog is True:
         catalog = cached_catalog(database)
     roles = {role: m if isinstance(m, Model) else load_model(m) for role, m in (models or {}).items()}
-    ctx = Context(question=question.strip(), db=database, models={"default": chosen, **roles}, evidence=evidence,
-                  samples=samples, options=validated, catalog=catalog or None)
+    ctx = Context(question=question, db=database, models={"default": chosen, **roles}, evidence=evidence,
+                  samples=samples, options=validated, catalog=catalog or None,
+                  trace=trace if trace is not None else Trace())
+    if not (ctx.catalog.table_names if ctx.catalog is not None else ctx.schema.tables):
+        raise ConfigError(f"{database.display} has no tables: there is nothing to ask about")
     if ctx.catalog is not None:
         ctx.trace.note("catalog", fingerprint=ctx.catalog.fingerprint, enriched=ctx.catalog.enriched,
                        tables=len(ctx.catalog.table_names))

@@ -36,4 +36,34 @@ class ModelNotInstalled(ModelError):
 
 
 class TransientModelError(ModelError):
-    """A failure worth retrying: rate limits, timeouts, overloaded servers."""
+    """A failure worth retrying: rate limits, timeouts, overloaded servers, unreadable replies.
+
+    `retry_after_s` is the wait the server asked for (its Retry-After header), when it named one.
+    """
+
+    def __init__(self, message: str, *, retry_after_s: float | None = None):
+        super().__init__(message)
+        self.retry_after_s = retry_after_s
+
+
+class ModelTimeout(ModelError):
+    """A model call passed its total deadline (retries and slow replies included) and was abandoned."""
+
+
+class ViewError(GroundsqlError):
+    """A view definition of the analysis DSL names something unknown or says something a view may not.
+
+    Attributes:
+        view: the view's name; where: the field at fault (e.g. ``dimensions[1].expr``); problem: what is wrong;
+        suggestions: the nearest real names (or allowed choices), best first.
+    """
+
+    def __init__(self, view: str, where: str, problem: str, suggestions: list[str] | None = None):
+        self.view, self.where, self.problem = view, where, problem
+        self.suggestions = list(suggestions or [])
+        hint = f"; did you mean: {', '.join(self.suggestions)}?" if self.suggestions else ""
+        super().__init__(f"view {view!r}, {where}: {problem}{hint}")
+
+    def to_dict(self) -> dict[str, object]:
+        return {"view": self.view, "where": self.where, "problem": self.problem, "suggestions": self.suggestions}
+

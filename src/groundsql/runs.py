@@ -35,6 +35,27 @@ MIGRATIONS: list[str] = [
         elapsed_s REAL,
         trace TEXT
     )""",
+    # 2-3: conversations (multi-turn asking; see groundsql.conversations)
+    """CREATE TABLE IF NOT EXISTS conversations (
+        id TEXT PRIMARY KEY,
+        created_at REAL NOT NULL,
+        database TEXT NOT NULL,
+        title TEXT
+    )""",
+    """CREATE TABLE IF NOT EXISTS conversation_turns (
+        id INTEGER PRIMARY KEY,
+        conversation_id TEXT NOT NULL REFERENCES conversations(id),
+        position INTEGER NOT NULL,
+        created_at REAL NOT NULL,
+        question TEXT NOT NULL,
+        standalone TEXT NOT NULL,
+        sql TEXT,
+        run_id INTEGER,
+        columns TEXT,
+        preview TEXT,
+        row_count INTEGER,
+        error TEXT
+    )""",
 ]
 
 
@@ -49,14 +70,30 @@ class RunStore:
     def __init__(self, path: Path | None = None):
         self.path = path or state_dir() / "runs.sqlite"
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        with self._connect() as conn:
-            version = conn.execute("PRAGMA user_version").fetchone()[0]
-            for number, statement in enumerate(MIGRATIONS[version:], start=version + 1):
-                conn.execute(statement)
-                conn.execute(f"PRAGMA user_version = {number}")
+        self._migrate()
+
+    def _migrate(self) -> None:
+        """Bring the schema up to date. `BEGIN IMMEDIATE` takes the write lock before the version is read, so
+        processes opening a new store at once apply each migration exactly once (the others wait, then see it)."""
+        conn = sqlite3.connect(self.path, timeout=30, isolation_level=None)
+        try:
+            if conn.execute("PRAGMA user_version").fetchone()[0] >= len(MIGRATIONS):
+                return
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                version = conn.execute("PRAGMA user_version").fetchone()[0]
+                for number, statement in enumerate(MIGRATIONS[version:], start=version + 1):
+                    conn.execute(statement)
+                    conn.execute(f"PRAGMA user_version = {number}")
+                conn.execute("COMMIT")
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+        finally:
+            conn.close()
 
     def _connect(self) -> sqlite3.Connection:
-        return sqlite3.connect(self.path, timeout=10)
+        return sqlite3.connect(self.path, timeout=30)
 
     def record(self, answer: Answer, database: str) -> int:
         """Store one answer; `database` must already be display-safe (no password)."""
@@ -74,6 +111,17 @@ class RunStore:
                  answer.elapsed_s, trace),
             )
             return int(cursor.lastrowid)
+
+    def get(self, run_id: int) -> dict[str, Any] | None:
+        """One run with its trace (decoded), or None."""
+        with self._connect() as conn:
+            conn.row_factory = sqlite3.Row
+            row = conn.execute("SELECT * FROM runs WHERE id = ?", (run_id,)).fetchone()
+        if row is None:
+            return None
+        data = dict(row)
+        data["trace"] = json.loads(data["trace"]) if data.get("trace") else []
+        return data
 
     def recent(self, limit: int = 20) -> list[dict[str, Any]]:
         with self._connect() as conn:

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from groundsql.cli import (
+    chat,  # noqa: F401,E402  (registers chat)
     commands,  # noqa: F401,E402  (registers ask, sql, models, demo-db)
     eval,  # noqa: F401,E402  (registers the eval group)
     profile,  # noqa: F401,E402  (registers profile)
+    serve,  # noqa: F401,E402  (registers serve, mcp)
 )
 from groundsql.cli.app import cli, main  # noqa: F401
 

@@ -20,7 +20,7 @@ from groundsql.cli.options import (
     parse_preset_options,
     preset_options,
 )
-from groundsql.cli.output import print_json, print_sql, print_table
+from groundsql.cli.output import print_analysis, print_json, print_sql, print_table
 from groundsql.db import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_S
 from groundsql.models import DEFAULT_MODEL, SPEC_HELP, load_model
 from groundsql.pipelines import DEFAULT_PRESET, DESCRIPTIONS
@@ -39,10 +39,16 @@ system_catalogs_option = click.option(
     "--allow-system-catalogs", is_flag=True,
     help="Let statements read system catalogs (pg_catalog, information_schema, mysql, sqlite_master), other "
          "databases and catalog functions. Off by default: SQL reads only this database's own tables.")
+model_timeout_option = click.option(
+    "--model-timeout", "model_timeout_s", type=float, default=None, metavar="SECONDS",
+    help="Total time one model call may take, retries included (default: GROUNDSQL_MODEL_TIMEOUT, else 120 s "
+         "for API models and 600 s of generation for the embedded model).")
 
 
 @cli.command()
-@click.argument("question")
+@click.argument("question", required=False)
+@click.option("--question-file", type=click.File("rb"), default=None, metavar="PATH",
+              help="Read the question from a UTF-8 file ('-' for stdin); QUESTION '-' also reads stdin.")
 @db_option
 @click.option("--model", "model_spec", default=DEFAULT_MODEL, show_default=True, metavar="SPEC",
               help=f"Model to use: {SPEC_HELP}.")
@@ -56,6 +62,10 @@ system_catalogs_option = click.option(
 @preset_options
 @click.option("--clarify", is_flag=True, help="When confidence is low, return a clarifying question instead.")
 @click.option("--trace", "with_trace", is_flag=True, help="With --json, include every model call and query.")
+@click.option("--explain", is_flag=True, help="Also read the SQL back in plain words (from its syntax tree) with "
+                                              "the source columns of each result column.")
+@click.option("--chart", "chart_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              metavar="FILE", help="Write the automatic chart of the result to FILE (.png, .svg or .html).")
 @click.option("--record/--no-record", default=True, show_default=True,
               help="Log the run to the local run store (see `groundsql runs`).")
 @click.option("-v", "--verbose", count=True,
@@ -66,10 +76,16 @@ system_catalogs_option = click.option(
 @timeout_option
 @rows_option
 @system_catalogs_option
+@model_timeout_option
 @json_option
-def ask(question, db_url, model_spec, preset, evidence, samples, linker, experts, model_for, preset_options, clarify,
-        with_trace, record, verbose, use_catalog, timeout_s, max_rows, allow_system_catalogs, as_json):
+def ask(question, question_file, db_url, model_spec, preset, evidence, samples, linker, experts, model_for,
+        preset_options, clarify, with_trace, explain, chart_path, record, verbose, use_catalog, timeout_s, max_rows,
+        allow_system_catalogs, model_timeout_s, as_json):
     """Answer QUESTION with SQL run read-only against --db.
+
+    A question is at most 10,000 characters; give a long one with --question-file PATH or on stdin (QUESTION
+    '-'). Exit status: 0 when the answer ran, 1 when it holds an error (also with --json, after printing it),
+    2 for bad input or a failed model call.
 
     \b
     Examples:
@@ -79,26 +95,41 @@ def ask(question, db_url, model_spec, preset, evidence, samples, linker, experts
     """
     if verbose:
         configure_logging(verbose)
+    question = _read_question(question, question_file)
     check_flags(preset, linker=bool(linker), experts=bool(experts), clarify=clarify)
     roles = parse_model_roles(model_for)
     options = parse_preset_options(preset_options, linker=linker, experts=experts)
     if clarify:
         options["clarify"] = True
     options = validate_preset_options(preset, options)  # before the database or the model is opened
+    # The model is checked next: a bad spec or a missing file fails before the database is opened.
+    model = load_model(model_spec) if model_timeout_s is None else load_model(model_spec, timeout_s=model_timeout_s)
     db = connect(db_url, timeout_s=timeout_s, max_rows=max_rows, allow_system_catalogs=allow_system_catalogs)
-    model = load_model(model_spec)
     answer = ask_question(question, db, model=model, preset=preset, evidence=evidence, samples=samples,
                           options=options, catalog=use_catalog, models=roles)
     if record:
         from groundsql.runs import RunStore
 
         RunStore().record(answer, db.display)
+    from groundsql.cli.explain import explain_answer, write_chart
+
+    explanation = explain_answer(answer, db) if explain or chart_path else None
+    if chart_path:
+        write_chart(answer, explanation, db, chart_path)
     if as_json:
-        print_json(answer.to_dict(include_trace=with_trace))
+        data = answer.to_dict(include_trace=with_trace)
+        if explain and explanation is not None:
+            data["explanation"] = explanation.to_dict()
+        print_json(data)
+        if answer.error:
+            raise SystemExit(1)
         return
     if answer.clarification:
         click.echo(f"I need a clarification: {answer.clarification}")
-    print_sql(answer.sql)
+    if answer.views or answer.python_code is not None or answer.preset == "prospy":
+        print_analysis(answer)
+    else:
+        print_sql(answer.sql)
     for note in answer.notes:
         click.echo(f"note: {note}", err=True)
     for warning in answer.warnings:
@@ -107,6 +138,10 @@ def ask(question, db_url, model_spec, preset, evidence, samples, linker, experts
         print_table(answer.result.columns, answer.to_dict()["rows"], answer.result.truncated)
     if answer.error:
         click.echo(f"the query failed: {answer.error}", err=True)
+    if explain and explanation is not None:
+        from groundsql.cli.explain import print_explanation
+
+        print_explanation(explanation)
     usage = answer.trace.usage()
     confidence = f" · confidence {answer.confidence:.2f}" if answer.confidence is not None else ""
     click.echo(
@@ -116,6 +151,24 @@ def ask(question, db_url, model_spec, preset, evidence, samples, linker, experts
     )
     if answer.error:
         raise SystemExit(1)
+
+
+def _read_question(question: str | None, question_file) -> str:
+    """The question from the argument, --question-file, or stdin ('-'); bytes must be UTF-8."""
+    from groundsql.errors import ConfigError
+    from groundsql.inputs import MAX_QUESTION_CHARS, check_question
+
+    if question_file is not None and question is not None:
+        raise ConfigError("give the question either as QUESTION or with --question-file, not both")
+    if question_file is None and question != "-":
+        if question is None:
+            raise ConfigError("no question: give QUESTION, --question-file PATH, or '-' to read stdin")
+        return check_question(question)
+    source = question_file or click.open_file("-", "rb")
+    data = source.read(MAX_QUESTION_CHARS * 4 + 1)  # a UTF-8 character is at most 4 bytes
+    if len(data) > MAX_QUESTION_CHARS * 4:
+        raise ConfigError(f"the question is longer than the limit of {MAX_QUESTION_CHARS:,} characters")
+    return check_question(data)
 
 
 @cli.command()
@@ -141,6 +194,8 @@ def sql(query, db_url, query_file, timeout_s, max_rows, allow_system_catalogs, a
       groundsql sql --db concert_singer.sqlite --file report.sql
       cat report.sql | groundsql sql - --db concert_singer.sqlite
     """
+    from groundsql.inputs import check_text
+
     if query_file is not None and query is not None:
         raise click.UsageError("give the statement either as QUERY or with --file, not both")
     if query_file is not None:
@@ -149,6 +204,7 @@ def sql(query, db_url, query_file, timeout_s, max_rows, allow_system_catalogs, a
         query = sys.stdin.read()
     if not query or not query.strip():
         raise click.UsageError("no statement: give QUERY, '-' for standard input, or --file PATH")
+    query = check_text(query, "query")
     db = connect(db_url, timeout_s=timeout_s, max_rows=max_rows, allow_system_catalogs=allow_system_catalogs)
     started = time.perf_counter()
     result = db.execute(query)

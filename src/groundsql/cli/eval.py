@@ -64,15 +64,18 @@ def eval_group() -> None:
                    "SQLite gold result, else the question is reported as excluded.")
 @experts_option
 @preset_options
+@click.option("--model-timeout", "model_timeout_s", type=float, default=None, metavar="SECONDS",
+              help="Total time one model call may take, retries included (default: GROUNDSQL_MODEL_TIMEOUT, "
+                   "else 120 s for API models, 600 s of generation for the embedded model).")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as one JSON object.")
 def run_command(dataset, preset, model_spec, samples, workers, out, predictions, stage, linker, db_ids, ids, limit,
-                sample, seed, keep_distinct, engine, experts, preset_options, as_json):
+                sample, seed, keep_distinct, engine, experts, preset_options, model_timeout_s, as_json):
     """Run PRESET on every selected question of DATASET (or score --predictions) and report."""
     from groundsql.evaluation import evaluate
 
     filters = {"db": list(db_ids) or None, "ids": [i for i in (ids or "").split(",") if i.strip()] or None,
                "limit": limit, "sample": sample, "seed": seed, "stage": stage, "linker": linker,
-               "keep_distinct": keep_distinct, "engine": engine,
+               "keep_distinct": keep_distinct, "engine": engine, "model_timeout_s": model_timeout_s,
                "options": parse_preset_options(preset_options, experts=experts)}
     with _ProgressBar(enabled=not as_json, resumed=out) as bar:
         summary = evaluate(dataset, preset=preset, model=None if predictions else model_spec, samples=samples,

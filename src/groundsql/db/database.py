@@ -13,10 +13,11 @@ from urllib.parse import quote
 
 import sqlalchemy as sa
 import sqlglot
-from sqlalchemy.pool import StaticPool
+from sqlalchemy.pool import QueuePool, StaticPool
 
+from groundsql.db.files import check_csv_file, check_not_empty, check_sqlite_file
 from groundsql.db.guard import ALLOWED_ROOTS, Scope, check_statement
-from groundsql.db.limits import EngineLimits
+from groundsql.db.limits import EngineLimits, check_max_rows, check_timeout
 from groundsql.db.result import Result
 from groundsql.db.spark_urls import is_spark_url
 from groundsql.db.urls import Target, parse_target
@@ -26,6 +27,8 @@ log = logging.getLogger("groundsql")
 
 DEFAULT_TIMEOUT_S = 30.0
 DEFAULT_MAX_ROWS = 1000
+#: SQLite connections kept open for reuse; threads beyond it get their own connection for the statement.
+SQLITE_POOL_SIZE = 8
 
 
 class Database:
@@ -49,11 +52,10 @@ class Database:
 
     def __init__(self, url: str, *, timeout_s: float = DEFAULT_TIMEOUT_S, max_rows: int = DEFAULT_MAX_ROWS,
                  allow_system_catalogs: bool = False, limits: EngineLimits | None = None):
-        if timeout_s <= 0 or max_rows <= 0:
-            raise ConfigError("timeout and row limit must be positive")
+        self.timeout_s = check_timeout(timeout_s)
+        self.max_rows = check_max_rows(max_rows)
         self.target: Target = parse_target(url)
-        self.timeout_s = timeout_s
-        self.max_rows = max_rows
+        self._check_files()
         self.allow_system_catalogs = allow_system_catalogs
         self.limits = limits or EngineLimits()
         self._scope: Scope | None = None
@@ -95,7 +97,9 @@ class Database:
         """
         statement = check_statement(sql, self.dialect, scope=self.scope(),
                                     allow_system_catalogs=self.allow_system_catalogs)
-        return self._run(sql.strip().rstrip(";"), max_rows or self.max_rows, timeout_s or self.timeout_s,
+        max_rows = self.max_rows if max_rows is None else check_max_rows(max_rows)
+        timeout_s = self.timeout_s if timeout_s is None else check_timeout(timeout_s)
+        return self._run(sql.strip().rstrip(";"), max_rows, timeout_s,
                          server_cursor=isinstance(statement, ALLOWED_ROOTS))
 
     def execute_catalog_query(self, sql: str, *, max_rows: int | None = None) -> Result:
@@ -133,6 +137,14 @@ class Database:
 
     # -- engine setup -----------------------------------------------------------------------------
 
+    def _check_files(self) -> None:
+        """Refuse, before any engine work, a file that is empty or not what its name says."""
+        t = self.target
+        if t.backend == "sqlite" and t.path is not None:
+            check_sqlite_file(t.path)
+        elif t.path is not None:
+            check_not_empty(t.path)
+
     def _create_engine(self) -> sa.Engine:
         t = self.target
         if t.backend == "sqlite":
@@ -143,7 +155,10 @@ class Database:
                 conn.execute("PRAGMA query_only = ON")
                 return conn
 
-            return sa.create_engine("sqlite://", creator=connect)
+            # A queue pool hands each connection to one thread at a time and never closes one another thread
+            # is using (the default for a creator-built SQLite engine did, and crashed under 6+ workers).
+            return sa.create_engine("sqlite://", creator=connect, poolclass=QueuePool,
+                                    pool_size=SQLITE_POOL_SIZE, max_overflow=-1)
         if t.backend == "duckdb" and t.data_files:
             engine = sa.create_engine("duckdb:///:memory:", poolclass=StaticPool)
             self._load_data_files(engine)
@@ -177,9 +192,15 @@ class Database:
             raw = conn.connection.dbapi_connection
             for path in self.target.data_files:
                 name = path.stem.replace("'", "").replace('"', "") or "data"
-                reader = readers[path.suffix.lower()]
+                suffix = path.suffix.lower()
+                width = check_csv_file(path) if suffix == ".csv" else None
+                reader = readers[suffix]
                 literal = str(path).replace("'", "''")
                 raw.execute(f"CREATE TABLE \"{name}\" AS SELECT * FROM {reader}('{literal}')")
+                loaded = len(raw.execute(f"SELECT * FROM \"{name}\" LIMIT 0").description)
+                if width is not None and loaded != width:
+                    raise ConfigError(f"{path}: the header has {width} fields but {loaded} column(s) were read; "
+                                      "check the delimiter and quoting")
             for name, value in self._duckdb_bounds().items():
                 raw.execute(f"SET {name} = '{value}'")
             raw.execute("SET enable_external_access = false")
@@ -222,9 +243,13 @@ class Database:
 
     def _check_connection(self) -> None:
         try:
-            with self._engine.connect():
-                pass
+            with self._engine.connect() as conn:
+                if self.backend == "sqlite":  # reads the schema page: a damaged file fails here, not later
+                    conn.exec_driver_sql("SELECT count(*) FROM sqlite_master").fetchone()
         except sa.exc.SQLAlchemyError as exc:
+            damaged = ("not a database", "malformed", "corrupt")
+            if self.backend == "sqlite" and any(m in _first_line(exc).lower() for m in damaged):
+                raise ConfigError(f"{self.display} is not a readable SQLite database ({_first_line(exc)})") from None
             raise DatabaseError(f"cannot connect to {self.display}: {_first_line(exc)}") from None
         except Exception as exc:  # driver errors not wrapped by SQLAlchemy (duckdb, sqlite3)
             raise DatabaseError(f"cannot open {self.display}: {_first_line(exc)}") from None

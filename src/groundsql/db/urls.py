@@ -69,8 +69,8 @@ def parse_target(spec: str) -> Target:
         return _target_from_path(Path(spec).expanduser())
     try:
         url = make_url(spec)
-    except ArgumentError as exc:
-        raise ConfigError(f"cannot parse database URL {spec!r}: {exc}") from None
+    except (ArgumentError, ValueError) as exc:
+        raise ConfigError(f"cannot parse database URL {_masked(spec)!r}: {_url_problem(spec, exc)}") from None
     backend = url.get_backend_name()
     if backend in ("sqlite", "duckdb"):
         if not url.database or url.database == ":memory:":
@@ -84,6 +84,24 @@ def parse_target(spec: str) -> Target:
         f"unsupported database type {backend!r}: use sqlite, duckdb, postgresql, mysql (mariadb), "
         "spark, sc (Spark Connect) or spark+local"
     )
+
+
+def _masked(spec: str) -> str:
+    """`spec` with any password replaced by ***, for messages about a URL that did not parse."""
+    scheme, sep, rest = spec.partition("://")
+    netloc, slash, path = rest.partition("/")
+    userinfo, at, host = netloc.rpartition("@")
+    if at and ":" in userinfo:
+        netloc = f"{userinfo.split(':', 1)[0]}:***@{host}"
+    return f"{scheme}{sep}{netloc}{slash}{path}"
+
+
+def _url_problem(spec: str, exc: Exception) -> str:
+    host = spec.partition("://")[2].partition("/")[0].rpartition("@")[2]
+    port = host.rpartition("]")[2].partition(":")[2]
+    if port and not port.isdigit():
+        return f"the port {port!r} is not a number"
+    return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
 
 
 def _target_from_path(path: Path, backend: str | None = None) -> Target:

@@ -7,7 +7,7 @@ import logging
 from pathlib import Path
 from typing import Any
 
-from groundsql.evaluation.results import SUMMARY_FILE, load_run
+from groundsql.evaluation.results import SUMMARY_FILE, load_run, write_atomic
 from groundsql.evaluation.summary import summarize
 
 log = logging.getLogger("groundsql")
@@ -32,7 +32,7 @@ def write_report(run_dir: str | Path) -> Path:
     run_dir = Path(run_dir)
     config, records = load_run(run_dir)
     summary = summarize(records, config)
-    (run_dir / SUMMARY_FILE).write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
+    write_atomic(run_dir / SUMMARY_FILE, json.dumps(summary, indent=2) + "\n")
     label = run_label(config, run_dir.name)
     plots = plot_run(records, summary, run_dir, title=label)
     lines = [f"# Evaluation: {label}", "", f"Dataset `{config.get('dataset', '?')}`; {summary['n']} questions.", ""]

@@ -21,8 +21,12 @@ log = logging.getLogger("groundsql")
 RESULTS_FILE = "results.jsonl"
 SUMMARY_FILE = "summary.json"
 CONFIG_FILE = "run.json"
-#: Settings that must match for a run directory to be resumed.
-RESUME_KEYS = ("dataset", "preset", "model", "samples", "stage", "linker", "predictions", "options")
+#: Settings that must match for a run directory to be resumed: everything that changes which questions run
+#: (the filters) or how they are answered and scored.
+RESUME_KEYS = ("dataset", "preset", "model", "samples", "stage", "linker", "predictions", "options", "filters",
+               "keep_distinct")
+#: Values assumed for keys a run.json written by an older groundsql lacks.
+_OLD_DEFAULTS: dict[str, Any] = {"keep_distinct": False}
 
 
 def read_results(path: Path, *, repair: bool = False) -> list[dict[str, Any]]:
@@ -77,18 +81,64 @@ def check_resumable(out: Path, config: dict[str, Any],
     options were validated listed every value given, defaults included)."""
     path = out / CONFIG_FILE
     if path.exists():
-        previous = json.loads(path.read_text(encoding="utf-8"))
+        previous = read_config(path)
         if normalize is not None and isinstance(previous.get("options"), dict):
             previous["options"] = normalize(previous["options"])
-        changed = [k for k in RESUME_KEYS if previous.get(k) != config.get(k)]
+        mine = _identity(json.loads(json.dumps(config, default=str)))
+        theirs = _identity(previous)
+        changed = [k for k in RESUME_KEYS if theirs.get(k) != mine.get(k)]
         if changed:
             raise ConfigError(
                 f"{out} holds a run with different settings ({', '.join(changed)}); "
                 "resume it with the same settings or choose another --out directory"
             )
         return
+    if out.exists() and not out.is_dir():
+        raise ConfigError(f"--out {out} is a file; give a directory")
+    if (out / RESULTS_FILE).exists() and (out / RESULTS_FILE).stat().st_size > 0:
+        raise ConfigError(f"{out} holds results but no {CONFIG_FILE}; choose another --out directory")
     out.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(config, indent=2, default=str) + "\n", encoding="utf-8")
+    write_atomic(path, json.dumps(config, indent=2, default=str) + "\n")
+
+
+def _identity(config: dict[str, Any]) -> dict[str, Any]:
+    """The settings that name a run; the seed counts only when questions are sampled.
+
+    `limit` and `ids` are not part of it: they pick questions of the same fixed set (the databases, the sample
+    and its seed), so a run can be extended (a larger `--limit`) or a subset reported; every summary covers only
+    the questions its own filters select."""
+    identity = {k: config.get(k, _OLD_DEFAULTS.get(k)) for k in RESUME_KEYS}
+    filters = {k: v for k, v in dict(identity.get("filters") or {}).items() if k not in ("limit", "ids")}
+    if filters.get("sample") is None:
+        filters.pop("seed", None)
+    identity["filters"] = filters
+    return identity
+
+
+def read_config(path: Path) -> dict[str, Any]:
+    """A run's `run.json`, or a `ConfigError` naming the file when it is damaged."""
+    try:
+        config = json.loads(path.read_text(encoding="utf-8"))
+    except (ValueError, OSError) as exc:
+        raise ConfigError(f"{path} is damaged ({str(exc).splitlines()[0] or type(exc).__name__}); delete the run "
+                          "directory or choose another --out") from None
+    if not isinstance(config, dict):
+        raise ConfigError(f"{path} is damaged (not a JSON object); delete the run directory or choose "
+                          "another --out")
+    return config
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Write `text` to `path` so that a reader (or a crash) sees the old file or the new one, never half."""
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+    try:
+        with temporary.open("w", encoding="utf-8") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temporary, path)
+    finally:
+        temporary.unlink(missing_ok=True)
 
 
 def load_run(run_dir: str | Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
@@ -98,5 +148,5 @@ def load_run(run_dir: str | Path) -> tuple[dict[str, Any], list[dict[str, Any]]]
     if not results.exists():
         raise ConfigError(f"{run_dir} is not a run directory (no {RESULTS_FILE})")
     config_path = run_dir / CONFIG_FILE
-    config = json.loads(config_path.read_text(encoding="utf-8")) if config_path.exists() else {}
+    config = read_config(config_path) if config_path.exists() else {}
     return config, read_results(results)

@@ -22,6 +22,7 @@ from groundsql.evaluation.results import (
     ResultsWriter,
     check_resumable,
     read_results,
+    write_atomic,
 )
 from groundsql.evaluation.scoring import Scorer
 from groundsql.evaluation.summary import summarize
@@ -30,6 +31,8 @@ from groundsql.options import Options, parse_options
 
 log = logging.getLogger("groundsql")
 
+#: The most questions run at once.
+MAX_WORKERS = 64
 #: Called after each finished question with (record, finished so far, total to do).
 Progress = Callable[[dict[str, Any], int, int], None]
 
@@ -51,6 +54,7 @@ class EvalOptions:
     limit: int | None = None
     sample: int | None = None
     seed: int = 0
+    model_timeout_s: float | None = None  # total time per model call (None: GROUNDSQL_MODEL_TIMEOUT or default)
     options: dict[str, Any] | Options = field(default_factory=dict)  # the preset's (validated before the run)
     engine: str | None = None  # URL template of copies in another engine, e.g. postgresql://…/spider_{db_id}
 
@@ -86,6 +90,7 @@ def run_evaluation(dataset: Dataset | str | Path, options: EvalOptions, out: str
         The summary (see `summarize`).
     """
     settings = _check_names(options)
+    _check_numbers(options)
     data = dataset if isinstance(dataset, Dataset) else load_dataset(dataset)
     questions = select(data.questions, db=options.db, ids=options.ids, sample=options.sample, seed=options.seed,
                        limit=options.limit)
@@ -94,20 +99,25 @@ def run_evaluation(dataset: Dataset | str | Path, options: EvalOptions, out: str
     config = _config(data, options, settings)
     records: list[dict[str, Any]] = []
     writer: ResultsWriter | None = None
-    if out is not None:
-        out = Path(out)
-        check_resumable(out, config, normalize=lambda previous: _identity(options, previous))
-        records = read_results(out / RESULTS_FILE, repair=True)
-        writer = ResultsWriter(out / RESULTS_FILE)
-    wanted = {str(q.id) for q in questions}
-    done = {str(r["id"]) for r in records}
-    records = [r for r in records if str(r["id"]) in wanted]
-    todo = [q for q in questions if str(q.id) not in done]
-    if done & wanted:
-        log.info("resuming: %d of %d questions already done", len(done & wanted), len(questions))
     scorer = Scorer("bird" if data.kind == "bird" else "spider", keep_distinct=options.keep_distinct)
-    job = _Job(data, options, scorer, settings)
     try:
+        # Everything that can be refused (model spec, predictions file) is checked before `out` is touched.
+        job = _Job(data, options, scorer, settings)
+    except BaseException:
+        scorer.close()
+        raise
+    try:
+        if out is not None:
+            out = Path(out)
+            check_resumable(out, config, normalize=lambda previous: _identity(options, previous))
+            records = read_results(out / RESULTS_FILE, repair=True)
+            writer = ResultsWriter(out / RESULTS_FILE)
+        wanted = {str(q.id) for q in questions}
+        done = {str(r["id"]) for r in records}
+        records = [r for r in records if str(r["id"]) in wanted]
+        todo = [q for q in questions if str(q.id) not in done]
+        if done & wanted:
+            log.info("resuming: %d of %d questions already done", len(done & wanted), len(questions))
         finished = len(records)
 
         def record_done(record: dict[str, Any]) -> None:
@@ -141,8 +151,24 @@ def run_evaluation(dataset: Dataset | str | Path, options: EvalOptions, out: str
     records.sort(key=lambda r: order.get(str(r["id"]), 0))
     summary = summarize(records, config)
     if out is not None:
-        (Path(out) / SUMMARY_FILE).write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
+        write_atomic(Path(out) / SUMMARY_FILE, json.dumps(summary, indent=2) + "\n")
     return summary
+
+
+def _check_numbers(options: EvalOptions) -> None:
+    """Counts and limits are whole numbers in range, checked before anything runs or is written."""
+    for name, value, low in (("samples", options.samples, 1), ("workers", options.workers, 1),
+                             ("limit", options.limit, 1), ("sample", options.sample, 1)):
+        if value is None and name in ("limit", "sample"):
+            continue
+        if isinstance(value, bool) or not isinstance(value, int) or value < low:
+            raise ConfigError(f"--{name} must be a whole number of at least {low}, got {value!r}")
+    if options.workers > MAX_WORKERS:
+        raise ConfigError(f"--workers must be at most {MAX_WORKERS}, got {options.workers}")
+    if options.model_timeout_s is not None:
+        from groundsql.models.deadline import check_model_timeout
+
+        check_model_timeout(options.model_timeout_s, source="--model-timeout")
 
 
 def _check_names(options: EvalOptions) -> Options | None:
@@ -196,6 +222,7 @@ def _config(data: Dataset, options: EvalOptions, settings: Options | None) -> di
         "engine": _engine_display(options.engine) if options.engine else None,
         "options": identity,
         "settings": settings.model_dump(mode="json") if settings is not None else {},
+        "keep_distinct": options.keep_distinct,
         "filters": {"db": options.db, "ids": options.ids, "limit": options.limit, "sample": options.sample,
                     "seed": options.seed},
         "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
@@ -218,7 +245,8 @@ class _Job:
         self.predictions = _read_predictions(options.predictions) if options.predictions else None
         self.model: Model | None = None
         if self.predictions is None:
-            self.model = options.model if isinstance(options.model, Model) else load_model(options.model)
+            self.model = options.model if isinstance(options.model, Model) else load_model(
+                options.model, timeout_s=options.model_timeout_s)
 
     def close(self) -> None:
         for database in self._databases.values():
@@ -447,12 +475,23 @@ def _read_predictions(path: str) -> dict[str, dict[str, Any]]:
     if not file.is_file():
         raise ConfigError(f"predictions file not found: {file}")
     found: dict[str, dict[str, Any]] = {}
-    for number, line in enumerate(file.read_text(encoding="utf-8").splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            item = json.loads(line)
+    with file.open("rb") as handle:
+        for number, raw in enumerate(handle, start=1):
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise ConfigError(f"{file}:{number}: not UTF-8 text (bad byte at position {exc.start})") from None
+            if not line.strip():
+                continue
+            try:
+                item = json.loads(line)
+            except ValueError:
+                raise ConfigError(f"{file}:{number}: not valid JSON; expected an object with 'id' and 'sql'") from None
+            if not isinstance(item, dict) or "id" not in item:
+                raise ConfigError(f"{file}:{number}: expected a JSON object with 'id' and 'sql'")
+            if not isinstance(item["id"], (str, int)) or isinstance(item["id"], bool):
+                raise ConfigError(f"{file}:{number}: 'id' must be a string or a whole number")
+            if item.get("sql") is not None and not isinstance(item["sql"], str):
+                raise ConfigError(f"{file}:{number}: 'sql' must be a string, got {type(item['sql']).__name__}")
             found[str(item["id"])] = item
-        except (ValueError, KeyError, TypeError):
-            raise ConfigError(f"{file}:{number}: expected a JSON object with 'id' and 'sql'") from None
     return found

@@ -7,6 +7,7 @@ from typing import Any
 
 from groundsql.errors import ConfigError, ModelError, ModelNotInstalled, TransientModelError
 from groundsql.models.base import Completion, Model
+from groundsql.models.http import bound_by_deadline, retry_after_s, unreadable
 
 
 class AnthropicModel(Model):
@@ -16,7 +17,11 @@ class AnthropicModel(Model):
         super().__init__(**kw)
         if not model:
             raise ConfigError("anthropic: give a model name, e.g. anthropic:claude-sonnet-4-5")
+        if base_url and not base_url.startswith(("http://", "https://")):
+            raise ConfigError(f"anthropic: the server address must start with http:// or https://, "
+                              f"got {base_url!r}")
         self.model = model
+        self.server = base_url or "api.anthropic.com"
         self.spec = f"anthropic:{model}" + (f"@{base_url}" if base_url else "")
         try:
             import anthropic
@@ -27,7 +32,8 @@ class AnthropicModel(Model):
             raise ConfigError("anthropic: set ANTHROPIC_API_KEY in the environment")
         self._anthropic = anthropic
         self._client = anthropic.Anthropic(api_key=key, base_url=base_url, timeout=self.timeout_s,
-                                           max_retries=0)
+                                           max_retries=0,
+                                           http_client=bound_by_deadline(anthropic.DefaultHttpxClient()))
 
     def _generate(self, messages, *, n, temperature, max_tokens, json_schema, stop, seed) -> Completion:
         system = "\n\n".join(m["content"] for m in messages if m["role"] == "system")
@@ -46,13 +52,20 @@ class AnthropicModel(Model):
                 kwargs["stop_sequences"] = stop
             try:
                 response = self._client.messages.create(**kwargs)
+                texts.append("".join(block.text for block in response.content
+                                     if getattr(block, "type", "") == "text"))
+                prompt_tokens += int(response.usage.input_tokens or 0)
+                completion_tokens += int(response.usage.output_tokens or 0)
             except (errors.RateLimitError, errors.APITimeoutError, errors.APIConnectionError,
                     errors.InternalServerError) as exc:
-                raise TransientModelError(str(exc).splitlines()[0]) from None
+                raise TransientModelError(_describe(exc), retry_after_s=retry_after_s(exc)) from None
+            except (errors.APIResponseValidationError, ValueError, TypeError, AttributeError) as exc:
+                raise TransientModelError(unreadable(self.server, exc)) from None
             except errors.APIError as exc:
-                raise ModelError(f"{self.spec}: {str(exc).splitlines()[0]}") from None
-            texts.append("".join(block.text for block in response.content if getattr(block, "type", "") == "text"))
-            prompt_tokens += response.usage.input_tokens
-            completion_tokens += response.usage.output_tokens
+                raise ModelError(f"{self.spec}: {_describe(exc)}") from None
         return Completion(texts=texts, prompt_tokens=prompt_tokens, completion_tokens=completion_tokens,
                           model=self.spec)
+
+
+def _describe(exc: Exception) -> str:
+    return str(exc).splitlines()[0] if str(exc) else type(exc).__name__

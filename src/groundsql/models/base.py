@@ -12,7 +12,13 @@ from typing import Any
 
 import jsonschema
 
-from groundsql.errors import ModelError, TransientModelError
+from groundsql.errors import ConfigError, ModelError, ModelTimeout, TransientModelError
+from groundsql.models.deadline import (
+    DEFAULT_MODEL_TIMEOUT_S,
+    call_deadline,
+    remaining_s,
+    resolve_model_timeout,
+)
 
 log = logging.getLogger("groundsql")
 
@@ -35,11 +41,26 @@ class Completion:
         return self.texts[0] if self.texts else ""
 
 
+#: The most tokens one completion may ask for.
+MAX_COMPLETION_TOKENS = 32_768
+
+
 @dataclass
 class RetryPolicy:
-    attempts: int = 4
-    base_delay_s: float = 1.0
-    max_delay_s: float = 30.0
+    """How transient failures are retried: jittered exponential backoff, or the server's `Retry-After`."""
+
+    attempts: int = 4  # calls in all, the first included
+    base_delay_s: float = 1.0  # the first backoff; it doubles per retry
+    max_delay_s: float = 30.0  # the longest single wait, a server's Retry-After included
+    max_total_s: float = 60.0  # the most time spent waiting between retries of one call
+
+    def wait_s(self, attempt: int, retry_after_s: float | None) -> float:
+        """The wait before retry number `attempt` (1-based): Retry-After when the server named one, capped;
+        else a jittered exponential backoff (between half and all of base × 2^(attempt-1), capped)."""
+        if retry_after_s is not None:
+            return min(retry_after_s * (1 + 0.1 * random.random()), self.max_delay_s)
+        ceiling = min(self.base_delay_s * 2 ** (attempt - 1), self.max_delay_s)
+        return ceiling * (0.5 + 0.5 * random.random())
 
 
 class Model(ABC):
@@ -50,8 +71,12 @@ class Model(ABC):
     #: Calls must not overlap (the embedded model runs in-process on the CPU).
     serial: bool = False
 
-    def __init__(self, *, timeout_s: float = 120.0, retry: RetryPolicy | None = None):
-        self.timeout_s = timeout_s
+    #: The deadline used when neither the caller nor GROUNDSQL_MODEL_TIMEOUT sets one.
+    default_timeout_s: float = DEFAULT_MODEL_TIMEOUT_S
+
+    def __init__(self, *, timeout_s: float | None = None, retry: RetryPolicy | None = None):
+        #: Total time one `complete` call may take, retries and the JSON repair call included.
+        self.timeout_s = resolve_model_timeout(timeout_s, self.default_timeout_s)
         self.retry = retry or RetryPolicy()
 
     @abstractmethod
@@ -86,16 +111,20 @@ class Model(ABC):
         """
         if n < 1:
             raise ModelError("n must be at least 1")
+        if not 1 <= max_tokens <= MAX_COMPLETION_TOKENS:
+            raise ConfigError(f"max_tokens must be between 1 and {MAX_COMPLETION_TOKENS}, got {max_tokens}")
         started = time.perf_counter()
-        completion = self._with_retries(messages, n, temperature, max_tokens, json_schema, stop, seed)
-        if json_schema is not None:
-            self._validate_json(completion, messages, json_schema, max_tokens)
+        with call_deadline(self.timeout_s):
+            completion = self._with_retries(messages, n, temperature, max_tokens, json_schema, stop, seed)
+            if json_schema is not None:
+                self._validate_json(completion, messages, json_schema, max_tokens)
         completion.latency_s = time.perf_counter() - started
         completion.model = completion.model or self.spec
         return completion
 
     def _with_retries(self, messages, n, temperature, max_tokens, json_schema, stop, seed) -> Completion:
-        delay = self.retry.base_delay_s
+        """Call `_generate`, retrying transient failures within the retry policy and the call's deadline."""
+        waited = 0.0
         for attempt in range(1, self.retry.attempts + 1):
             try:
                 return self._generate(
@@ -103,13 +132,26 @@ class Model(ABC):
                     json_schema=json_schema, stop=stop, seed=seed,
                 )
             except TransientModelError as exc:
+                left = remaining_s()
+                if left is not None and left <= 0:
+                    raise self._timeout(exc) from None
                 if attempt == self.retry.attempts:
                     raise ModelError(f"{self.spec}: giving up after {attempt} attempts: {exc}") from None
-                wait = min(delay, self.retry.max_delay_s) * (1 + random.random() * 0.25)
+                wait = self.retry.wait_s(attempt, exc.retry_after_s)
+                if waited + wait > self.retry.max_total_s:
+                    raise ModelError(f"{self.spec}: giving up after {attempt} attempt(s), the retry budget of "
+                                     f"{self.retry.max_total_s:g} s is spent: {exc}") from None
+                if left is not None and wait >= left:
+                    raise self._timeout(exc) from None
                 log.warning("%s: transient error (%s); retrying in %.1fs", self.spec, exc, wait)
                 time.sleep(wait)
-                delay *= 2
+                waited += wait
         raise AssertionError("unreachable")
+
+    def _timeout(self, last: Exception | None = None) -> ModelTimeout:
+        cause = f" (last error: {last})" if last is not None else ""
+        return ModelTimeout(f"{self.spec}: no complete reply within the {self.timeout_s:g} s model deadline"
+                            f"{cause}; raise it with --model-timeout or GROUNDSQL_MODEL_TIMEOUT")
 
     def _validate_json(self, completion: Completion, messages, schema, max_tokens) -> None:
         completion.data = []

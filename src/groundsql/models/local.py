@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
+import atexit
 import contextlib
+import importlib.util
 import logging
 import os
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
-from groundsql.errors import ConfigError, ModelError, ModelNotInstalled
+from groundsql.errors import ConfigError, ModelError, ModelNotInstalled, ModelTimeout
 from groundsql.models.base import Completion, Model
-from groundsql.models.weights import ensure_weights
+from groundsql.models.deadline import DEFAULT_LOCAL_MODEL_TIMEOUT_S
+from groundsql.models.weights import ensure_weights, weights_available
 
 log = logging.getLogger("groundsql")
 
@@ -42,6 +46,8 @@ class LocalModel(Model):
     """
 
     serial = True
+    #: On the CPU the deadline bounds each completion's generation time (not the wait for the CPU lock).
+    default_timeout_s = DEFAULT_LOCAL_MODEL_TIMEOUT_S
 
     def __init__(self, name_or_path: str, *, threads: int | None = None, n_ctx: int | None = None, **kw: Any):
         super().__init__(**kw)
@@ -50,12 +56,25 @@ class LocalModel(Model):
         self.threads = threads or default_threads()
         self.n_ctx = n_ctx or default_context()
         self._llama: Any = None
+        self.check_available()
+
+    def check_available(self) -> None:
+        """Fail now, before any database work, when the weights file or the runtime is missing."""
+        if name_or_path_is_file(self.name_or_path):
+            self.path()
+        elif not weights_available(self.name_or_path):
+            ensure_weights(self.name_or_path)  # raises ModelNotInstalled with the install hint
+        if importlib.util.find_spec("llama_cpp") is None:
+            raise ModelNotInstalled("the embedded model needs llama-cpp-python: pip install 'groundsql[local]'")
 
     def path(self) -> Path:
         if name_or_path_is_file(self.name_or_path):
             path = Path(self.name_or_path).expanduser()
             if not path.is_file():
                 raise ConfigError(f"GGUF file not found: {path}")
+            with path.open("rb") as handle:
+                if handle.read(4) != b"GGUF":
+                    raise ConfigError(f"{path} is not a GGUF model file")
             return path
         return ensure_weights(self.name_or_path)
 
@@ -71,6 +90,8 @@ class LocalModel(Model):
         path = self.path()
         key = (str(path), self.n_ctx, self.threads)
         with _LOAD_LOCK:
+            if not _LOADED:
+                atexit.register(_close_loaded)
             if key not in _LOADED:
                 log.info("loading %s (%d threads, context %d)", path.name, self.threads, self.n_ctx)
                 with _quiet_stderr():
@@ -95,8 +116,11 @@ class LocalModel(Model):
         for index in range(n):
             call_seed = (seed if seed is not None else 1234) + index
             try:
-                with _RUN_LOCK:
+                with _RUN_LOCK, _stop_after(llama, self.timeout_s) as stop_at:
                     out = llama.create_chat_completion(messages=messages, seed=call_seed, **kwargs)
+                if stop_at.expired:
+                    raise ModelTimeout(f"{self.spec}: generation passed the {self.timeout_s:g} s model deadline; "
+                                       "raise it with --model-timeout or GROUNDSQL_MODEL_TIMEOUT")
             except ValueError as exc:
                 if "exceed context window" in str(exc):
                     raise ModelError(
@@ -110,6 +134,52 @@ class LocalModel(Model):
             completion_tokens += int(usage.get("completion_tokens", 0))
         return Completion(texts=texts, prompt_tokens=prompt_tokens, completion_tokens=completion_tokens,
                           model=self.spec)
+
+
+def _close_loaded() -> None:
+    """Free the loaded models while llama.cpp's bindings still exist (at interpreter exit, their finalizers
+    otherwise run after the module is torn down and print a TypeError)."""
+    with _LOAD_LOCK:
+        for llama in _LOADED.values():
+            with contextlib.suppress(Exception):
+                llama.close()
+        _LOADED.clear()
+
+
+class _WallClock:
+    """A llama.cpp stopping criterion: stop generating once `seconds` have passed (checked per token)."""
+
+    def __init__(self, seconds: float) -> None:
+        self.deadline = time.monotonic() + seconds
+        self.expired = False
+
+    def __call__(self, input_ids: Any, logits: Any) -> bool:
+        if time.monotonic() > self.deadline:
+            self.expired = True
+        return self.expired
+
+
+@contextlib.contextmanager
+def _stop_after(llama: Any, seconds: float):
+    """Bound the generation time of the chat calls made in the block (the caller holds `_RUN_LOCK`).
+
+    The chat API of llama-cpp-python takes no stopping criteria, but its chat handlers call the instance's
+    `create_completion`, which does: the instance method is wrapped for the duration of the block.
+    """
+    from llama_cpp import StoppingCriteriaList
+
+    clock = _WallClock(seconds)
+    original = llama.create_completion
+
+    def bounded(*args: Any, **kwargs: Any) -> Any:
+        kwargs["stopping_criteria"] = StoppingCriteriaList([clock, *(kwargs.get("stopping_criteria") or [])])
+        return original(*args, **kwargs)
+
+    llama.create_completion = bounded
+    try:
+        yield clock
+    finally:
+        del llama.create_completion
 
 
 def name_or_path_is_file(name_or_path: str) -> bool:

@@ -116,6 +116,13 @@ def installed_status(info: LocalModelInfo) -> dict[str, object]:
     }
 
 
+def weights_available(name: str) -> bool:
+    """Whether a known model can be used without installing anything (its file or all its parts are here)."""
+    info = model_info(name)
+    target = cache_dir() / info.filename
+    return _marker_matches(target, info) or target.exists() or part_files(info) is not None
+
+
 def ensure_weights(name: str) -> Path:
     """Return the path of the verified GGUF file for a known model, joining the chunks on first use."""
     info = model_info(name)

@@ -1,6 +1,6 @@
 """Presets: short readable functions composing the stages. Importing this package registers them all."""
 
-from groundsql.pipelines import apex, auto, baseline, ssev  # noqa: F401  (registers apex, auto, baseline, refine, ssev)
+from groundsql.pipelines import apex, auto, baseline, prospy, ssev  # noqa: F401  (registers apex, auto, baseline, prospy, refine, ssev)
 from groundsql.pipelines.registry import (
     DEFAULT_PRESET,
     DESCRIPTIONS,

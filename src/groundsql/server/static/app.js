@@ -1,0 +1,364 @@
+// groundsql web UI: a conversation thread over the /v1 API. No framework, no network beyond this server.
+"use strict";
+
+const PAGE_SIZE = 25;
+const state = { database: null, conversation: null, token: sessionStorage.getItem("groundsql-token") || "" };
+const $ = (id) => document.getElementById(id);
+
+function el(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs)) {
+    if (value === undefined || value === null || value === false) continue;
+    if (key === "class") node.className = value;
+    else if (key === "text") node.textContent = value;
+    else if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
+    else node.setAttribute(key, value === true ? "" : value);
+  }
+  for (const child of children.flat()) {
+    if (child === null || child === undefined) continue;
+    node.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+  return node;
+}
+
+function headers() {
+  const h = { "Content-Type": "application/json" };
+  if (state.token) h["Authorization"] = "Bearer " + state.token;
+  return h;
+}
+
+async function api(path, body) {
+  const response = await fetch(path, body === undefined ? { headers: headers() }
+    : { method: "POST", headers: headers(), body: JSON.stringify(body) });
+  if (response.status === 401) $("token-box").hidden = false;
+  const data = await response.json().catch(() => ({}));
+  if (!response.ok) {
+    const message = (data.error && data.error.message) || (data.detail && JSON.stringify(data.detail)) || response.statusText;
+    throw new Error(message);
+  }
+  return data;
+}
+
+// Server-sent events over a POST: read the stream, call onEvent(kind, data) for each event.
+async function stream(path, body, onEvent) {
+  const response = await fetch(path, { method: "POST", headers: headers(), body: JSON.stringify(body) });
+  if (!response.ok) {
+    if (response.status === 401) $("token-box").hidden = false;
+    const data = await response.json().catch(() => ({}));
+    const retry = response.headers.get("Retry-After");
+    throw new Error(((data.error && data.error.message) || response.statusText) + (retry ? ` (retry in ${retry} s)` : ""));
+  }
+  const reader = response.body.getReader();
+  const decoder = new TextDecoder();
+  let buffer = "";
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    buffer += decoder.decode(value, { stream: true });
+    let cut;
+    while ((cut = buffer.indexOf("\n\n")) >= 0) {
+      const chunk = buffer.slice(0, cut);
+      buffer = buffer.slice(cut + 2);
+      let kind = "message", data = "";
+      for (const line of chunk.split("\n")) {
+        if (line.startsWith("event: ")) kind = line.slice(7);
+        else if (line.startsWith("data: ")) data += line.slice(6);
+      }
+      onEvent(kind, data ? JSON.parse(data) : null);
+    }
+  }
+}
+
+// -- databases, schema, history ------------------------------------------------------------------------
+
+async function loadDatabases() {
+  const data = await api("/v1/databases");
+  const select = $("database");
+  select.innerHTML = "";
+  for (const db of data.databases) {
+    select.append(el("option", { value: db.name, selected: db.default, text: `${db.name} (${db.dialect})` }));
+  }
+  state.database = select.value;
+  await loadSchema();
+}
+
+async function loadSchema() {
+  const panel = $("schema");
+  panel.innerHTML = "";
+  panel.append(el("div", { class: "running", text: "loading schema…" }));
+  try {
+    const data = await api(`/v1/databases/${encodeURIComponent(state.database)}/schema`);
+    panel.innerHTML = "";
+    if (!data.profiled) panel.append(el("div", { class: "col-type", text: "Not profiled yet: run `groundsql profile` for semantic types and inferred keys." }));
+    for (const table of data.tables) {
+      const fks = new Map();
+      for (const fk of table.foreign_keys) fk.columns.forEach((c, i) => fks.set(c, `→ ${fk.ref_table}.${fk.ref_columns[i] || ""}${fk.inferred ? " (inferred)" : ""}`));
+      const items = table.columns.map((c) => el("li", { title: c.description || "" }, c.name, " ",
+        el("span", { class: "col-type", text: c.type || "" }),
+        c.semantic_type ? el("span", { class: "sem", text: c.semantic_type }) : null,
+        c.primary_key ? el("span", { class: "key", text: "PK" }) : null,
+        fks.has(c.name) ? el("span", { class: "key", text: fks.get(c.name) }) : null));
+      const rows = table.row_count !== null && table.row_count !== undefined ? ` · ${table.row_count} rows` : "";
+      panel.append(el("details", { "data-table": table.name }, el("summary", { text: table.name + (table.is_view ? " (view)" : "") },
+        el("span", { class: "col-type", text: rows })), el("ul", {}, items)));
+    }
+  } catch (err) {
+    panel.innerHTML = "";
+    panel.append(el("div", { class: "error", text: err.message }));
+  }
+}
+
+async function loadHistory() {
+  const panel = $("history");
+  panel.innerHTML = "";
+  try {
+    const [conversations, runs] = await Promise.all([api("/v1/conversations?limit=30"), api("/v1/runs?limit=30")]);
+    panel.append(el("h4", { text: "Conversations" }));
+    for (const c of conversations.conversations) {
+      panel.append(el("div", { class: "history-item", "data-testid": "conversation-item", onclick: () => resumeConversation(c.id) },
+        c.title || "(empty)", el("div", { class: "meta", text: `${c.database} · ${c.turns} turn(s) · ${new Date(c.created_at * 1000).toLocaleString()}` })));
+    }
+    panel.append(el("h4", { text: "Runs" }));
+    for (const r of runs.runs) {
+      panel.append(el("div", { class: "history-item", "data-testid": "run-item", title: r.sql || r.error || "" },
+        `#${r.id} ${r.ok ? "" : "✗ "}${r.question}`,
+        el("div", { class: "meta", text: `${r.preset || ""} · ${(r.elapsed_s || 0).toFixed(1)} s · ${r.row_count ?? "–"} row(s)` })));
+    }
+  } catch (err) {
+    panel.append(el("div", { class: "error", text: err.message }));
+  }
+}
+
+async function resumeConversation(id) {
+  const conversation = await api(`/v1/conversations/${id}`);
+  state.conversation = id;
+  if ([...$("database").options].some((o) => o.value === conversation.database)) {
+    $("database").value = conversation.database;
+    state.database = conversation.database;
+  }
+  clearThread();
+  for (const turn of conversation.turns) {
+    const card = newTurn(turn.question);
+    if (turn.standalone && turn.standalone !== turn.question) card.standalone.textContent = "Understood as: " + turn.standalone;
+    card.status.remove();
+    if (turn.sql) {
+      renderSql(card, turn.sql, turn.database);
+      try { renderTable(card, await api("/v1/sql", { sql: turn.sql, database: state.database })); }
+      catch (err) { card.body.append(el("div", { class: "error", text: err.message })); }
+    }
+  }
+}
+
+// -- the thread ----------------------------------------------------------------------------------------
+
+function clearThread() {
+  const thread = $("thread");
+  thread.innerHTML = "";
+}
+
+function newTurn(question) {
+  $("empty")?.remove();
+  const card = { root: el("article", { class: "turn", "data-testid": "turn" }) };
+  card.root.append(el("div", { class: "question", "data-testid": "turn-question", text: question }));
+  card.standalone = el("div", { class: "standalone", "data-testid": "standalone" });
+  card.status = el("div", { class: "running", "data-testid": "status", text: "thinking…" });
+  card.steps = el("ol");
+  card.trace = el("details", { class: "trace", "data-testid": "trace" }, el("summary", { text: "Trace: 0 steps" }), card.steps);
+  card.body = el("div");
+  card.root.append(card.standalone, card.status, card.body, card.trace);
+  $("thread").append(card.root);
+  card.root.scrollIntoView({ behavior: "smooth", block: "end" });
+  return card;
+}
+
+function addStep(card, step) {
+  let text;
+  if (step.kind === "model") text = `${step.step}: model ${step.model}, ${step.prompt_tokens}+${step.completion_tokens} tokens, ${step.seconds} s${step.error ? " — " + step.error : ""}`;
+  else if (step.kind === "query") text = `${step.step}: query ${step.ok ? "ok" : "failed"} (${step.row_count} rows, ${step.seconds} s)${step.error ? " — " + step.error : ""}`;
+  else text = `${step.step}: ${JSON.stringify(step.data).slice(0, 300)}`;
+  const item = el("li", {}, text);
+  if (step.kind === "query") item.append(el("div", {}, el("code", { text: step.sql })));
+  card.steps.append(item);
+  card.trace.querySelector("summary").textContent = `Trace: ${card.steps.children.length} steps`;
+  card.status.textContent = `working… (${step.step})`;
+}
+
+function renderAnswer(card, answer) {
+  card.status.remove();
+  if (answer.turn && answer.turn.standalone && answer.turn.standalone !== answer.turn.question) {
+    card.standalone.textContent = "Understood as: " + answer.turn.standalone;
+  }
+  const badges = el("div", { class: "badges" });
+  if (answer.confidence !== null && answer.confidence !== undefined) {
+    const level = answer.confidence >= 0.75 ? "good" : answer.confidence >= 0.5 ? "mid" : "low";
+    badges.append(el("span", { class: "badge " + level, "data-testid": "confidence", text: `confidence ${answer.confidence.toFixed(2)}` }));
+  }
+  const usage = answer.usage || {};
+  badges.append(el("span", { class: "badge", text: `${answer.preset} · ${answer.model}` }),
+    el("span", { class: "badge", text: `${answer.elapsed_s} s · ${usage.llm_calls || 0} model call(s) · ${(usage.prompt_tokens || 0) + (usage.completion_tokens || 0)} tokens` }));
+  if (answer.run_id) badges.append(el("span", { class: "badge", text: `run #${answer.run_id}` }));
+  card.body.append(badges);
+  if (answer.clarification) card.body.append(el("div", { class: "clarify", "data-testid": "clarification" }, el("b", { text: "A question back: " }), answer.clarification));
+  for (const warning of answer.warnings || []) card.body.append(el("div", { class: "warning", "data-testid": "warning", text: warning }));
+  if (answer.error) card.body.append(el("div", { class: "error", "data-testid": "answer-error", text: "The query failed: " + answer.error }));
+  renderSql(card, answer.sql);
+  renderTable(card, answer);
+}
+
+function renderSql(card, sql) {
+  const box = el("div", { class: "sql-box" });
+  const editor = el("textarea", { rows: Math.min(12, Math.max(3, (sql || "").split("\n").length + 1)), "data-testid": "sql", spellcheck: "false" });
+  editor.value = sql || "";
+  const edited = el("span", { class: "edited" });
+  const run = el("button", { "data-testid": "run-sql", text: "Run SQL" });
+  run.addEventListener("click", async () => {
+    run.disabled = true;
+    edited.textContent = "running…";
+    try {
+      const result = await api("/v1/sql", { sql: editor.value, database: state.database });
+      renderTable(card, result);
+      edited.textContent = "edited SQL, re-run through the guard";
+    } catch (err) {
+      edited.textContent = "";
+      card.results.replaceChildren(el("div", { class: "error", "data-testid": "sql-error", text: err.message }));
+    } finally {
+      run.disabled = false;
+    }
+  });
+  box.append(editor, el("div", { class: "sql-actions" }, run, edited));
+  card.body.append(box);
+  card.results = el("div", { "data-testid": "results" });
+  card.body.append(card.results);
+}
+
+function renderTable(card, data) {
+  const results = card.results;
+  results.innerHTML = "";
+  if (data.explanation && data.explanation.sentences && data.explanation.sentences.length) {
+    const lineage = Object.entries(data.explanation.lineage || {}).filter(([, s]) => s.length)
+      .map(([c, s]) => `${c} ← ${s.join(", ")}`).join(" · ");
+    results.append(el("div", { class: "explain", "data-testid": "explanation" }, data.explanation.sentences.join(" "),
+      lineage ? el("div", { class: "lineage", text: "Lineage: " + lineage }) : null));
+  }
+  if (data.chart) {
+    const holder = el("div", { class: "chart", "data-testid": "chart" });
+    results.append(holder);
+    vegaEmbed(holder, data.chart, { actions: false, renderer: "svg" }).catch((err) => {
+      holder.replaceChildren(el("div", { class: "error", text: "chart: " + err.message }));
+    });
+  }
+  const columns = data.columns || [];
+  if (!columns.length) return;
+  const rows = (data.rows || []).slice();
+  const view = { page: 0, sort: null, desc: false };
+  const table = el("table", { class: "result", "data-testid": "result-table" });
+  const pager = el("div", { class: "pager" });
+  const csv = el("button", { "data-testid": "csv", text: "Download CSV", onclick: () => downloadCsv(columns, rows) });
+  function draw() {
+    const ordered = rows.slice();
+    if (view.sort !== null) {
+      const i = view.sort;
+      ordered.sort((a, b) => compare(a[i], b[i]) * (view.desc ? -1 : 1));
+    }
+    const pages = Math.max(1, Math.ceil(ordered.length / PAGE_SIZE));
+    view.page = Math.min(view.page, pages - 1);
+    const shown = ordered.slice(view.page * PAGE_SIZE, (view.page + 1) * PAGE_SIZE);
+    const head = el("tr", {}, columns.map((name, i) => el("th", {
+      title: "sort", onclick: () => { view.desc = view.sort === i ? !view.desc : false; view.sort = i; draw(); },
+    }, name + (view.sort === i ? (view.desc ? " ▼" : " ▲") : ""))));
+    const body = shown.map((row) => el("tr", {}, row.map((v) => el("td", { class: typeof v === "number" ? "num" : "" }, v === null ? "NULL" : String(v)))));
+    table.replaceChildren(el("thead", {}, head), el("tbody", {}, body));
+    pager.replaceChildren(
+      el("button", { text: "‹", disabled: view.page === 0, onclick: () => { view.page--; draw(); } }),
+      `page ${view.page + 1} of ${pages} · ${rows.length} row(s)${data.truncated ? " (cut at the row limit)" : ""}`,
+      el("button", { text: "›", "data-testid": "next-page", disabled: view.page >= pages - 1, onclick: () => { view.page++; draw(); } }),
+      csv);
+  }
+  draw();
+  results.append(table, pager);
+}
+
+function compare(a, b) {
+  if (a === b) return 0;
+  if (a === null) return -1;
+  if (b === null) return 1;
+  if (typeof a === "number" && typeof b === "number") return a - b;
+  return String(a).localeCompare(String(b));
+}
+
+function downloadCsv(columns, rows) {
+  const cell = (v) => {
+    if (v === null || v === undefined) return "";
+    const text = String(v);
+    return /[",\n\r]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+  };
+  const text = [columns, ...rows].map((r) => r.map(cell).join(",")).join("\r\n") + "\r\n";
+  const url = URL.createObjectURL(new Blob([text], { type: "text/csv" }));
+  const link = el("a", { href: url, download: "result.csv" });
+  document.body.append(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 1000);
+}
+
+async function ask(question) {
+  const button = $("ask");
+  button.disabled = true;
+  const card = newTurn(question);
+  try {
+    if (!state.conversation) {
+      const conversation = await api("/v1/conversations", { database: state.database });
+      state.conversation = conversation.id;
+    }
+    let answered = false;
+    await stream(`/v1/conversations/${state.conversation}/ask/stream`, { question }, (kind, data) => {
+      if (kind === "step") addStep(card, data);
+      else if (kind === "answer") { answered = true; renderAnswer(card, data); }
+      else if (kind === "error") { answered = true; card.status.remove(); card.body.append(el("div", { class: "error", "data-testid": "answer-error", text: data.message })); }
+    });
+    if (!answered) throw new Error("the answer stream ended early");
+  } catch (err) {
+    card.status.remove();
+    card.body.append(el("div", { class: "error", "data-testid": "answer-error", text: err.message }));
+  } finally {
+    button.disabled = false;
+  }
+}
+
+// -- wiring --------------------------------------------------------------------------------------------
+
+$("ask-form").addEventListener("submit", (event) => {
+  event.preventDefault();
+  const question = $("question").value.trim();
+  if (!question) return;
+  $("question").value = "";
+  ask(question);
+});
+$("question").addEventListener("keydown", (event) => {
+  if (event.key === "Enter" && !event.shiftKey) { event.preventDefault(); $("ask-form").requestSubmit(); }
+});
+$("new-conversation").addEventListener("click", () => {
+  state.conversation = null;
+  clearThread();
+  $("thread").append(el("div", { class: "empty", id: "empty", text: "New conversation: ask a question." }));
+});
+$("database").addEventListener("change", () => {
+  state.database = $("database").value;
+  state.conversation = null;
+  loadSchema();
+});
+for (const tab of document.querySelectorAll(".tab")) {
+  tab.addEventListener("click", () => {
+    document.querySelectorAll(".tab").forEach((t) => t.classList.toggle("active", t === tab));
+    $("schema").hidden = tab.dataset.tab !== "schema";
+    $("history").hidden = tab.dataset.tab !== "history";
+    if (tab.dataset.tab === "history") loadHistory();
+  });
+}
+$("save-token").addEventListener("click", () => {
+  state.token = $("token").value;
+  sessionStorage.setItem("groundsql-token", state.token);
+  $("token-box").hidden = true;
+  loadDatabases();
+});
+loadDatabases().catch((err) => $("schema").append(el("div", { class: "error", text: err.message })));

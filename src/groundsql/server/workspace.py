@@ -1,0 +1,227 @@
+"""`Workspace`: what one server holds — named databases, the model behind its gate, the run and conversation
+stores — and the one library call behind each endpoint and MCP tool."""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from groundsql.api import ask as ask_question
+from groundsql.api import connect
+from groundsql.catalog import Catalog, build_catalog, cached_catalog, introspect
+from groundsql.conversations import ConversationStore, ask_in_conversation
+from groundsql.db import Database
+from groundsql.errors import ConfigError
+from groundsql.models import Model
+from groundsql.pipelines import PRESETS, preset_options
+from groundsql.runs import RunStore
+from groundsql.server.gate import ModelGate, RunCancelled, Ticket
+from groundsql.server.options import ServerOptions
+from groundsql.server.payloads import (
+    WatchedTrace,
+    answer_payload,
+    explained,
+    schema_payload,
+    schema_types,
+    table_payload,
+)
+
+log = logging.getLogger("groundsql")
+
+
+def database_name(url: str) -> str:
+    """A short name for a database URL: the file's stem or the database's name."""
+    from urllib.parse import urlsplit
+
+    if "://" not in url:
+        return Path(url).stem or "db"
+    parts = urlsplit(url)
+    return Path(parts.path).stem or parts.scheme.split("+")[0]
+
+
+def parse_database_args(values: list[str]) -> dict[str, str]:
+    """``NAME=URL`` or ``URL`` arguments as an ordered {name: url}; the first is the default database."""
+    named: dict[str, str] = {}
+    for value in values:
+        name, sep, url = value.partition("=")
+        if not sep or "://" in name or "/" in name or not name.strip():
+            name, url = database_name(value), value
+        name = name.strip()
+        if name in named:
+            raise ConfigError(f"two databases are named {name!r}; name them with NAME=URL")
+        named[name] = url.strip()
+    if not named:
+        raise ConfigError("give at least one database with --db URL (or NAME=URL)")
+    return named
+
+
+class Workspace:
+    """Named databases and one model, shared by every request.
+
+    Args:
+        databases: {name: URL}; the first is the default.
+        model: the model every ask uses (loaded once; the local model serialises behind the gate).
+        options: limits and defaults.
+        runs: the run store (default: the user's state directory).
+    """
+
+    def __init__(self, databases: dict[str, str | Database], model: Model, options: ServerOptions | None = None,
+                 runs: RunStore | None = None):
+        self.options = options or ServerOptions()
+        if self.options.preset not in PRESETS:
+            raise ConfigError(f"unknown preset {self.options.preset!r}; choose one of: {', '.join(sorted(PRESETS))}")
+        preset_options(self.options.preset, self.options.preset_options)  # a bad option fails here, not per ask
+        self.model = model
+        self.databases: dict[str, Database] = {}
+        for name, target in databases.items():
+            self.databases[name] = target if isinstance(target, Database) else connect(
+                target, timeout_s=self.options.statement_timeout_s, max_rows=self.options.max_rows)
+        if not self.databases:
+            raise ConfigError("a workspace needs at least one database")
+        self.default_database = next(iter(self.databases))
+        concurrency = self.options.model_concurrency or (1 if model.spec.startswith("local:") else 4)
+        self.gate = ModelGate(concurrency, self.options.queue_size)
+        self.runs = runs or RunStore()
+        self.conversations = ConversationStore(self.runs)
+        self._catalogs: dict[str, Catalog | None] = {}
+        self._types: dict[str, dict[str, dict[str, str]] | None] = {}
+        self._catalog_lock = threading.Lock()
+        self._active: set[WatchedTrace] = set()
+        self._active_lock = threading.Lock()
+
+    # -- databases ------------------------------------------------------------------------------------
+
+    def database(self, name: str | None = None) -> tuple[str, Database]:
+        name = name or self.default_database
+        try:
+            return name, self.databases[name]
+        except KeyError:
+            raise ConfigError(f"no database named {name!r}; known: {', '.join(self.databases)}") from None
+
+    def list_databases(self) -> list[dict[str, Any]]:
+        return [{"name": name, "dialect": db.dialect, "location": db.display, "default": name == self.default_database}
+                for name, db in self.databases.items()]
+
+    def catalog(self, name: str | None = None, *, build: bool = False) -> Catalog | None:
+        """The database's catalog: the cached one, or (with `build`) profiled now (statistics only, no model)."""
+        name, db = self.database(name)
+        with self._catalog_lock:
+            catalog = self._catalogs.get(name)
+            if catalog is None and (build or name not in self._catalogs):
+                catalog = build_catalog(db) if build else cached_catalog(db)
+                self._catalogs[name] = catalog
+            return catalog
+
+    def column_types(self, name: str | None = None) -> dict[str, dict[str, str]] | None:
+        """``{table: {column: type}}`` of a database (introspected once), for lineage."""
+        name, db = self.database(name)
+        if name not in self._types:
+            catalog = self.catalog(name)
+            self._types[name] = schema_types(catalog, None if catalog is not None else introspect(db))
+        return self._types[name]
+
+    def schema(self, name: str | None = None) -> dict[str, Any]:
+        name, db = self.database(name)
+        catalog = self.catalog(name)
+        return {"database": name, **schema_payload(catalog.schema if catalog is not None else introspect(db), catalog)}
+
+    def profile(self, name: str | None = None, table: str | None = None) -> dict[str, Any]:
+        name, _ = self.database(name)
+        catalog = self.catalog(name, build=True)
+        data = catalog.to_dict(include_values=False, include_schema=False)
+        data["database"] = name
+        if table is not None:
+            profile = catalog.table(table)
+            if profile is None:
+                raise ConfigError(f"no table {table!r} in {name}")
+            data["tables"] = [profile.to_dict()]
+        return data
+
+    def search_values(self, text: str, name: str | None = None, limit: int = 10) -> dict[str, Any]:
+        name, _ = self.database(name)
+        catalog = self.catalog(name, build=True)
+        matches = catalog.value_index.lookup(text, limit=max(1, min(limit, 100)))
+        return {"database": name, "query": text, "matches": [
+            {"table": m.table, "column": m.column, "value": m.value, "score": m.score, "exact": m.exact}
+            for m in matches]}
+
+    # -- SQL --------------------------------------------------------------------------------------------
+
+    def run_sql(self, sql: str, name: str | None = None, max_rows: int | None = None) -> dict[str, Any]:
+        """Run one statement through the guard and limits; the table plus its explanation and chart."""
+        name, db = self.database(name)
+        started = time.perf_counter()
+        cap = min(max_rows or self.options.max_rows, self.options.max_rows)
+        result = db.execute(sql, max_rows=cap)
+        return {"database": name, "sql": sql, **table_payload(result),
+                "elapsed_s": round(time.perf_counter() - started, 3),
+                **explained(sql, result, db.dialect, self.catalog(name), self.column_types(name))}
+
+    # -- asking -----------------------------------------------------------------------------------------
+
+    def admit(self) -> Ticket:
+        """A place in the model's queue, or `QueueFull` at once."""
+        return self.gate.admit()
+
+    def ask(self, question: str, name: str | None = None, *, conversation_id: str | None = None,
+            evidence: str | None = None, preset: str | None = None, trace: WatchedTrace | None = None,
+            ticket: Ticket | None = None) -> dict[str, Any]:
+        """Answer a question (a conversation's next one when `conversation_id` is given), within the gate.
+
+        The caller may hold a `ticket` from `admit`; it is released here whatever happens.
+        """
+        ticket = ticket or self.admit()
+        trace = trace if trace is not None else WatchedTrace()
+        with self._active_lock:
+            self._active.add(trace)
+        started = time.perf_counter()
+        try:
+            if conversation_id is not None:
+                conversation = self.conversations.get(conversation_id)
+                name = name or (conversation.database if conversation.database in self.databases else None)
+            name, db = self.database(name)
+            chosen = preset or self.options.preset
+            if chosen not in PRESETS:
+                raise ConfigError(f"unknown preset {chosen!r}; choose one of: {', '.join(sorted(PRESETS))}")
+            catalog = self.catalog(name) if self.options.use_catalog else None
+            settings = {"preset": chosen, "samples": self.options.samples,
+                        "options": dict(self.options.preset_options), "catalog": catalog}
+            with self.gate.slot(trace.cancelled.is_set):
+                if trace.cancelled.is_set():
+                    raise RunCancelled("the run was cancelled")
+                if conversation_id is not None:
+                    answer, turn = ask_in_conversation(
+                        self.conversations, conversation_id, question, db, model=self.model, evidence=evidence,
+                        trace=trace, record=self.options.record, **settings)
+                    run_id, turn_data = turn.run_id, turn.to_dict()
+                else:
+                    answer = ask_question(question, db, model=self.model, evidence=evidence, trace=trace, **settings)
+                    run_id = self.runs.record(answer, db.display) if self.options.record else None
+                    turn_data = None
+            self.gate.observe(time.perf_counter() - started)
+            return answer_payload(answer, database=name, dialect=db.dialect, catalog=catalog, run_id=run_id,
+                                  turn=turn_data, types=self.column_types(name))
+        finally:
+            with self._active_lock:
+                self._active.discard(trace)
+            ticket.release()
+
+    def create_conversation(self, name: str | None = None, title: str | None = None) -> dict[str, Any]:
+        name, _ = self.database(name)
+        return self.conversations.create(name, title).to_dict()
+
+    def cancel_all(self) -> int:
+        """Cancel every run in flight (each stops at its next step); returns how many."""
+        with self._active_lock:
+            active = list(self._active)
+        for trace in active:
+            trace.cancelled.set()
+        return len(active)
+
+    def close(self) -> None:
+        self.cancel_all()
+        for db in self.databases.values():
+            db.close()

@@ -1,0 +1,216 @@
+"""The web UI in a real browser: Debian's Chromium driven by Playwright.
+
+Set GROUNDSQL_SCREENSHOT_DIR to also save screenshots of the main screens (the README's images come from here).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from groundsql.server.app import create_app
+from groundsql.server.testing import BackgroundServer
+
+from .conftest import make_workspace
+
+pytestmark = pytest.mark.integration
+CHROMIUM = os.environ.get("GROUNDSQL_CHROMIUM", "/usr/bin/chromium")
+LAUNCH_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+               "--disable-sync", "--disable-dev-shm-usage"]
+SHOTS = os.environ.get("GROUNDSQL_SCREENSHOT_DIR")
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """One Chromium for all the browser tests (they are all in this module); closing it at the module's end also
+    stops the event loop Playwright's sync API keeps on the main thread, which later tests may need free."""
+    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed "
+                                   "(pip install 'groundsql[server]')")
+    if not (Path(CHROMIUM).exists() or shutil.which(CHROMIUM)):
+        pytest.skip(f"Chromium not found at {CHROMIUM} (apt-get install chromium; scripts/setup.sh does it for "
+                    "the server extra)")
+    with sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=LAUNCH_ARGS, headless=True)
+        yield browser
+        browser.close()
+
+
+class Page:
+    """A page plus every console error and uncaught exception it produced."""
+
+    def __init__(self, browser, url: str):
+        self.context = browser.new_context(viewport={"width": 1360, "height": 900}, accept_downloads=True)
+        self.page = self.context.new_page()
+        self.page.set_default_timeout(30_000)
+        self.errors: list[str] = []
+        self.page.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else None)
+        self.page.on("pageerror", lambda e: self.errors.append(str(e)))
+        self.external: list[str] = []
+        self.page.on("request", lambda r: None if r.url.startswith(url) or r.url.startswith(("blob:", "data:"))
+                     else self.external.append(r.url))
+        self.page.goto(url)
+        self.page.wait_for_selector("[data-testid=schema] details")
+
+    def ask(self, question: str, turns: int, timeout_ms: int = 30_000):
+        self.page.fill("[data-testid=question]", question)
+        self.page.press("[data-testid=question]", "Enter")
+        turn = self.page.locator("[data-testid=turn]").nth(turns - 1)
+        turn.locator("[data-testid=result-table], [data-testid=answer-error]").first.wait_for(timeout=timeout_ms)
+        return turn
+
+    def shot(self, name: str) -> None:
+        if SHOTS:
+            Path(SHOTS).mkdir(parents=True, exist_ok=True)
+            self.page.screenshot(path=str(Path(SHOTS) / name), full_page=False)
+
+    def close(self) -> None:
+        self.context.close()
+
+
+@pytest.fixture()
+def demo_server(demo_db: Path, tmp_path: Path):
+    workspace = make_workspace(demo_db, tmp_path)
+    workspace.profile("shop")  # semantic types for the schema browser and the charts
+    with BackgroundServer(create_app(workspace)) as server:
+        yield server
+    workspace.close()
+
+
+def test_ask_follow_up_edit_sql_chart_and_csv(browser, demo_server, tmp_path: Path) -> None:
+    ui = Page(browser, demo_server.url)
+    ui.shot("ui-home.png")
+    first = ui.ask("How many customers per region?", 1)
+    assert first.locator("[data-testid=result-table] th").all_inner_texts() == ["region_name", "customers"]
+    first.locator("[data-testid=chart] svg .mark-rect path").first.wait_for()  # the bars are drawn
+    assert "Groups rows by r.region_name." in first.locator("[data-testid=explanation]").inner_text()
+    first.locator("[data-testid=trace] summary").click()
+    assert "query ok" in first.locator("[data-testid=trace]").inner_text()
+    first.evaluate("node => node.scrollIntoView({block: 'start'})")
+    ui.shot("ui-answer.png")
+
+    second = ui.ask("and by country?", 2)
+    assert second.locator("[data-testid=standalone]").inner_text() == \
+        "Understood as: How many customers are there in each country?"
+    assert second.locator("[data-testid=result-table] th").first.inner_text() == "country"
+
+    edited = ("SELECT r.country, COUNT(*) AS n FROM customers AS c JOIN regions AS r ON r.region_id = c.region_id "
+              "GROUP BY r.country ORDER BY n")
+    second.locator("[data-testid=sql]").fill(edited)
+    second.locator("[data-testid=run-sql]").click()
+    from playwright.sync_api import expect
+
+    expect(second.locator("[data-testid=result-table] th")).to_have_text(["country", "n"])  # the re-run's table
+    second.locator("[data-testid=result-table] th").nth(1).click()  # sort by n, ascending
+    counts = [int(v) for v in second.locator("[data-testid=result-table] tbody td.num").all_inner_texts()]
+    assert counts == sorted(counts)
+    second.locator("[data-testid=chart] svg").first.wait_for()
+    second.evaluate("node => node.scrollIntoView({block: 'start'})")
+    ui.shot("ui-follow-up.png")
+
+    with ui.page.expect_download() as download:
+        second.locator("[data-testid=csv]").click()
+    csv = Path(download.value.path()).read_text()
+    assert csv.splitlines()[0] == "country,n" and len(csv.splitlines()) >= 2
+
+    refused = ui.page.locator("[data-testid=turn]").nth(1)
+    refused.locator("[data-testid=sql]").fill("DELETE FROM orders")
+    refused.locator("[data-testid=run-sql]").click()
+    assert "refused" in refused.locator("[data-testid=sql-error]").inner_text()
+    ui.errors = [e for e in ui.errors if "400" not in e]  # the refused statement's HTTP 400, on purpose
+    assert ui.errors == [] and ui.external == []
+    ui.close()
+
+
+def test_schema_browser_and_history(browser, demo_server) -> None:
+    ui = Page(browser, demo_server.url)
+    ui.ask("How many orders per month?", 1).locator("[data-testid=chart] svg .mark-line path").first.wait_for()
+    orders = ui.page.locator("[data-testid=schema] details[data-table=orders]")
+    orders.locator("summary").click()
+    assert "PK" in orders.inner_text() and "→ customers.customer_id" in orders.inner_text()
+    ui.shot("ui-schema.png")
+    ui.page.click("[data-testid=tab-history]")
+    ui.page.locator("[data-testid=run-item]").first.wait_for()
+    assert "How many orders per month?" in ui.page.locator("[data-testid=history]").inner_text()
+    ui.shot("ui-history.png")
+    ui.page.locator("[data-testid=conversation-item]").first.click()  # resume the conversation
+    ui.page.locator("[data-testid=turn] [data-testid=result-table]").first.wait_for()
+    assert ui.errors == [] and ui.external == []
+    ui.close()
+
+
+@pytest.mark.e2e
+@pytest.mark.slow
+def test_ask_with_the_real_model(browser, demo_db: Path, tmp_path: Path, local_model) -> None:
+    """The demo database with the real 0.5B model: whatever SQL it writes, the page shows it and its outcome."""
+    workspace = make_workspace(demo_db, tmp_path, model=local_model, preset="baseline")
+    with BackgroundServer(create_app(workspace)) as server:
+        ui = Page(browser, server.url)
+        turn = ui.ask("How many products are there?", 1, timeout_ms=240_000)
+        assert turn.locator("[data-testid=sql]").input_value().lower().startswith(("select", "with"))
+        assert ui.errors == [] and ui.external == []
+        ui.close()
+    workspace.close()
+
+
+def test_api_docs_page_works_offline(browser, demo_server) -> None:
+    context = browser.new_context(viewport={"width": 1200, "height": 800})
+    page = context.new_page()
+    errors: list[str] = []
+    outside: list[str] = []
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.on("request", lambda r: None if r.url.startswith(demo_server.url) or r.url.startswith("data:")
+            else outside.append(r.url))
+    page.goto(demo_server.url + "/docs")
+    page.wait_for_selector(".opblock", timeout=30_000)
+    assert page.locator(".opblock").count() >= 14
+    if SHOTS:
+        page.screenshot(path=str(Path(SHOTS) / "api-docs.png"))
+    assert errors == [] and outside == []
+    context.close()
+
+
+def test_abstention_shows_confidence_warnings_and_the_clarifying_question(browser, demo_db: Path,
+                                                                          tmp_path: Path) -> None:
+    from groundsql.models import ScriptedModel
+
+    def reply(messages):
+        if "Ask the user one short question" in messages[-1]["content"]:
+            return "Do you mean customers who ordered, or all customers?"
+        # an empty result lowers the confidence below the threshold
+        return "```sql\nSELECT region_name FROM regions WHERE region_name = 'Atlantis'\n```"
+
+    workspace = make_workspace(demo_db, tmp_path, model=ScriptedModel(default=reply), preset="ssev",
+                               preset_options={"clarify": True, "confidence_threshold": 0.9})
+    with BackgroundServer(create_app(workspace)) as server:
+        ui = Page(browser, server.url)
+        ui.page.fill("[data-testid=question]", "How many customers per region?")
+        ui.page.press("[data-testid=question]", "Enter")
+        turn = ui.page.locator("[data-testid=turn]").first
+        clarification = turn.locator("[data-testid=clarification]")
+        turn.locator("[data-testid=clarification], [data-testid=answer-error]").first.wait_for()
+        assert "Do you mean customers who ordered" in clarification.inner_text()
+        assert turn.locator("[data-testid=confidence]").inner_text().startswith("confidence 0.")
+        assert "low confidence" in turn.locator("[data-testid=warning]").first.inner_text()
+        assert ui.errors == [] and ui.external == []
+        ui.close()
+    workspace.close()
+
+
+def test_page_asks_for_the_token_when_the_api_needs_one(browser, demo_db: Path, tmp_path: Path) -> None:
+    workspace = make_workspace(demo_db, tmp_path, api_token="browser-token-123")
+    with BackgroundServer(create_app(workspace)) as server:
+        context = browser.new_context()
+        page = context.new_page()
+        page.goto(server.url)
+        page.locator("[data-testid=token]").wait_for()  # the schema request got 401: the token box shows
+        page.fill("[data-testid=token]", "browser-token-123")
+        page.click("#save-token")
+        page.wait_for_selector("[data-testid=schema] details[data-table=orders]")
+        page.fill("[data-testid=question]", "How many customers per region?")
+        page.press("[data-testid=question]", "Enter")
+        page.locator("[data-testid=result-table]").wait_for()
+        context.close()
+    workspace.close()

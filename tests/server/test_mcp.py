@@ -1,0 +1,112 @@
+"""The MCP server, driven by the official SDK's own client over streamable HTTP and stdio."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("mcp", reason="the mcp SDK is not installed (pip install 'groundsql[server]')")
+
+from mcp import Client  # noqa: E402
+from mcp.client.stdio import StdioServerParameters  # noqa: E402
+
+from groundsql.server.auth import require_token  # noqa: E402
+from groundsql.server.mcp_server import build_mcp_server  # noqa: E402
+from groundsql.server.testing import BackgroundServer, run_async  # noqa: E402
+
+from ..conftest import TEST_MODEL  # noqa: E402
+
+pytestmark = pytest.mark.integration
+TOOLS = {"list_databases", "list_tables", "describe_table", "search_values", "run_sql", "ask"}
+
+
+async def _explore(client: Client) -> None:
+    """What every transport must support, without a language model."""
+    assert {t.name for t in (await client.list_tools()).tools} == TOOLS
+    tables = (await client.call_tool("list_tables", {})).structured_content
+    assert "orders" in [t["name"] for t in tables["tables"]]
+    result = await client.call_tool("run_sql", {"sql": "SELECT region_name FROM regions ORDER BY region_id",
+                                                "max_rows": 2})
+    assert not result.is_error
+    assert result.content[0].text.splitlines()[:3] == ["region_name", "North", "South"]
+    assert result.structured_content["rows"] == [["North"], ["South"]] and result.structured_content["truncated"]
+    refused = await client.call_tool("run_sql", {"sql": "DROP TABLE regions"})
+    assert refused.is_error and "refused" in refused.content[0].text
+    described = (await client.call_tool("describe_table", {"table": "products"})).structured_content
+    assert described["table"]["primary_key"] == ["product_id"]
+    assert {c["name"]: c["semantic_type"] for c in described["profile"]["columns"]}["unit_price"] == "metric"
+    matches = (await client.call_tool("search_values", {"text": "Nordik"})).structured_content["matches"]
+    assert matches[0]["value"] == "Nordic"
+    resources = (await client.list_resources()).resources
+    assert len(resources) == 1 and str(resources[0].uri).endswith("/schema")
+    content = (await client.read_resource(str(resources[0].uri))).contents[0].text
+    assert '"name": "orders"' in content
+
+
+def test_streamable_http_transport(workspace) -> None:
+    async def main() -> None:
+        server = build_mcp_server(workspace)
+        with BackgroundServer(server.streamable_http_app()) as http:
+            async with Client(http.url + "/mcp") as client:
+                await _explore(client)
+                answer = await client.call_tool("ask", {"question": "How many customers per region?"})
+                assert answer.structured_content["row_count"] == 6
+                assert answer.content[0].text.startswith("SQL: SELECT r.region_name")
+                assert answer.structured_content["explanation"]
+
+    run_async(main)
+
+
+def test_streamable_http_with_a_token(workspace) -> None:
+    import httpx
+
+    server = build_mcp_server(workspace)
+    with BackgroundServer(require_token(server.streamable_http_app(), "tok-123")) as http:
+        refused = httpx.post(http.url + "/mcp", json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"})
+        assert refused.status_code == 401
+
+
+def _stdio(demo_db: Path) -> StdioServerParameters:
+    return StdioServerParameters(command=sys.executable, env=dict(os.environ), args=[
+        "-m", "groundsql.cli", "mcp", "--db", f"shop={demo_db}", "--model", TEST_MODEL, "--preset", "baseline"])
+
+
+def test_stdio_transport(demo_db: Path) -> None:
+    async def main() -> None:
+        async with Client(_stdio(demo_db)) as client:
+            await _explore(client)
+            databases = (await client.call_tool("list_databases", {})).structured_content["databases"]
+            assert databases[0]["name"] == "shop"
+
+    run_async(main)
+
+
+@pytest.mark.e2e
+@pytest.mark.slow
+def test_ask_with_the_real_model(music_db: Path, tmp_path: Path, local_model) -> None:
+    """The full pipeline behind the `ask` tool, with the real 0.5B model (kept warm across e2e tests)."""
+    from .conftest import make_workspace
+
+    workspace = make_workspace(music_db, tmp_path, model=local_model, preset="baseline")
+
+    async def main() -> None:
+        with BackgroundServer(build_mcp_server(workspace).streamable_http_app()) as http:
+            async with Client(http.url + "/mcp", read_timeout_seconds=240) as client:
+                answer = await client.call_tool("ask", {"question": "How many singers are there?"})
+                assert not answer.is_error, answer.content[0].text
+                data = answer.structured_content
+                assert data["sql"].lower().startswith(("select", "with")) and data["model"] == TEST_MODEL
+                assert answer.content[0].text.startswith("SQL: ")
+
+    run_async(main)
+
+
+def test_serve_also_answers_mcp_at_slash_mcp(live_server) -> None:
+    async def main() -> None:
+        async with Client(live_server.url + "/mcp") as client:
+            await _explore(client)
+
+    run_async(main)

@@ -205,3 +205,9 @@ def test_a_stage_that_draws_its_own_schema_gets_the_knowledge_block(music_db: Pa
     text = knowledge_text(ctx, tables=["singer"])
     assert "A veteran singer is older than 45." in text and "CREATE TABLE" not in text
     assert ctx.trace.notes("knowledge.render")[0]["schema"] == "drawn by the stage"
+
+
+def test_descriptions_given_on_the_context_reach_the_prompt_without_a_folder(music_db: Path) -> None:
+    ctx = Context(question="Total sales?", db=Database(str(music_db)), models={},
+                  column_descriptions={"song": {"sales": "copies sold, in thousands"}})
+    assert "-- copies sold, in thousands" in render_context(ctx).schema  # e.g. BIRD databases loaded elsewhere

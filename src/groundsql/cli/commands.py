@@ -28,7 +28,8 @@ from groundsql.pipelines import preset_options as validate_preset_options
 
 db_option = click.option("--db", "db_url", required=True, metavar="URL",
                          help="Database URL or file path: demo.sqlite, duckdb:///x.duckdb, "
-                              "postgresql://user@host/db, mysql://root@127.0.0.1/db, data.csv.")
+                              "postgresql://user@host/db, mysql://root@127.0.0.1/db, data.csv, "
+                              "spark+local:///folder, spark://master:7077, sc://host:15002.")
 timeout_option = click.option("--timeout", "timeout_s", type=float, default=DEFAULT_TIMEOUT_S, show_default=True,
                               help="Statement time limit in seconds.")
 rows_option = click.option("--max-rows", type=int, default=DEFAULT_MAX_ROWS, show_default=True,

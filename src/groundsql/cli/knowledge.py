@@ -49,10 +49,9 @@ def show(db_url, knowledge_dir, question, as_json):
     folder = loaded.folder if loaded is not None else str(default_folder(db))
     rendered = _rendered(db, question, loaded) if question else None
     if as_json:
-        payload = {"folder": folder, "found": loaded is not None,
-                   "counts": loaded.counts() if loaded is not None else {},
-                   "items": [{"kind": i.kind, "source": i.source, "text": i.text} for i in loaded.items()]
-                   if loaded is not None else []}
+        from groundsql.knowledge.listing import knowledge_summary
+
+        payload = knowledge_summary(db, knowledge_dir)
         if rendered is not None:
             payload["prompt"] = {"schema": rendered.schema, "knowledge": rendered.knowledge}
         print_json(payload)

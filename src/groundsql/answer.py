@@ -47,6 +47,10 @@ class Answer:
     # The SQL the pipeline would have returned had it stopped after each stage, in stage order; evaluation
     # scores every entry, which yields a cumulative per-stage ablation from a single run.
     stages: dict[str, str] = field(default_factory=dict)
+    # ProSPy: the intermediate views (name, sql, columns, row_count, definition) and the Python code that turned
+    # them into `result` (None when a view answered by itself).
+    views: list[dict[str, Any]] = field(default_factory=list)
+    python_code: str | None = None
 
     def to_dict(self, *, include_trace: bool = False) -> dict[str, Any]:
         """The JSON shape `groundsql ask --json` prints."""
@@ -77,6 +81,10 @@ class Answer:
         data["warnings"] = list(self.warnings)
         if self.stages:
             data["stages"] = dict(self.stages)
+        if self.views:
+            data["views"] = [dict(v) for v in self.views]
+        if self.python_code is not None:
+            data["python_code"] = self.python_code
         if include_trace:
             data["trace"] = self.trace.to_list()
         return data

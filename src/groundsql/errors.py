@@ -48,3 +48,25 @@ class TransientModelError(ModelError):
 
 class ModelTimeout(ModelError):
     """A model call passed its total deadline (retries and slow replies included) and was abandoned."""
+
+
+class ViewError(GroundsqlError):
+    """A view definition of the analysis DSL names something unknown or says something a view may not.
+
+    Attributes:
+        view: the view's name; where: the field at fault (e.g. ``dimensions[1].expr``); problem: what is wrong;
+        suggestions: the nearest real names (or allowed choices), best first.
+    """
+
+    def __init__(self, view: str, where: str, problem: str, suggestions: list[str] | None = None):
+        self.view, self.where, self.problem = view, where, problem
+        self.suggestions = list(suggestions or [])
+        hint = f"; did you mean: {', '.join(self.suggestions)}?" if self.suggestions else ""
+        super().__init__(f"view {view!r}, {where}: {problem}{hint}")
+
+    def to_dict(self) -> dict[str, object]:
+        return {"view": self.view, "where": self.where, "problem": self.problem, "suggestions": self.suggestions}
+
+
+class KnowledgeError(ConfigError):
+    """A knowledge folder holds a file that cannot be used: broken YAML, an example that writes or fails."""

@@ -35,3 +35,50 @@ def print_table(columns: list[str], rows: list[list[Any]], truncated: bool) -> N
     more = " (cut at the row limit)" if truncated else ""
     note = f"{len(rows)} row(s){more}" + (f"; showing the first {shown}" if shown < len(rows) else "")
     console.print(f"[dim]{note}[/dim]")
+
+
+def print_analysis(answer: Any) -> None:
+    """A view-and-Python answer (prospy): each view's SQL, the Python code, then the trace step by step."""
+    console = Console()
+    for view in answer.views:
+        more = ", cut at the row limit" if view.get("truncated") else ""
+        console.print(f"[bold]view {view['name']}[/bold] [dim]({view['row_count']} rows{more})[/dim]")
+        console.print(Syntax(view["sql"], "sql", word_wrap=True))
+    if answer.python_code:
+        console.print("[bold]python[/bold]")
+        console.print(Syntax(answer.python_code, "python", word_wrap=True))
+    if not answer.views:
+        print_sql(answer.sql)
+    console.print("[bold]trace[/bold]")
+    for line in trace_lines(answer.trace):
+        console.print(f"[dim]{line}[/dim]", highlight=False)
+
+
+def trace_lines(trace: Any) -> list[str]:
+    """One line per model call, query and stage note of a run."""
+    lines = []
+    for event in trace.events:
+        kind = getattr(event, "kind", "")
+        if kind == "model":
+            state = f"error: {event.error}" if event.error else f"{event.prompt_tokens}+{event.completion_tokens} tokens"
+            lines.append(f"model  {event.step:<22} {state}, {event.latency_s:.1f}s")
+        elif kind == "query":
+            state = f"{event.row_count} rows" if event.ok else f"error: {event.error}"
+            lines.append(f"query  {event.step:<22} {state}, {event.elapsed_s:.2f}s")
+        elif kind == "note" and event.step in _STAGE_NOTES:
+            lines.append(f"stage  {event.step:<22} {_STAGE_NOTES[event.step](event.data)}")
+    return lines
+
+
+def _fetch_note(data: dict) -> str:
+    problems = len(data.get("problems") or [])
+    return (f"{data.get('rounds')} round(s), views: {', '.join(data.get('views') or []) or 'none'}"
+            + (f"; {problems} problem(s)" if problems else ""))
+
+
+_STAGE_NOTES: dict[str, Any] = {
+    "link": lambda data: f"{data.get('linker')}: {', '.join(data.get('tables') or {})}",
+    "prospy.fetch": _fetch_note,
+    "prospy.python": lambda data: f"attempt {data.get('attempt')}: " + (
+        "ok" if data.get("ok") else f"failed: {data.get('problem')}"),
+}

@@ -1,10 +1,11 @@
 """Presets: short readable functions composing the stages. Importing this package registers them all."""
 
-from groundsql.pipelines import (  # noqa: F401  (registers agentnlq, apex, auto, baseline, refine, ssev)
+from groundsql.pipelines import (  # noqa: F401  (registers agentnlq, apex, auto, baseline, prospy, refine, ssev)
     agentnlq,
     apex,
     auto,
     baseline,
+    prospy,
     ssev,
 )
 from groundsql.pipelines.registry import (

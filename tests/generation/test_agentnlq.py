@@ -240,3 +240,13 @@ def test_a_failing_model_never_crashes_the_run_but_a_missing_one_stops_it(music_
 
     with pytest.raises(ModelNotInstalled):
         ask(QUESTION, str(music_db), model=Missing(), preset="agentnlq")
+
+
+def test_the_evidence_reaches_the_ledger_and_the_generator_as_business_rules(music_db):
+    orch = ScriptedModel([LEDGER, emit(BAD_COLUMN), emit(BAD_TABLE)], name="orchestrator")
+    gen = ScriptedModel([generator_reply(GOOD)], name="generator")
+    rule = "French singers are those with country = 'France'."
+    ask(QUESTION, str(music_db), model=orch, models={"orchestrator": orch, "generator": gen}, preset="agentnlq",
+        evidence=rule)
+    assert rule in orch.calls[0]["messages"][-1]["content"]
+    assert rule in gen.calls[0]["messages"][-1]["content"]

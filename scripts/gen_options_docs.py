@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from groundsql.knowledge import KnowledgeOptions
 from groundsql.linking import DESCRIPTIONS as LINKER_DESCRIPTIONS
 from groundsql.linking import LINKERS, LinkOptions
 from groundsql.linking import OPTIONS as LINKER_OPTIONS
@@ -26,10 +27,11 @@ before anything runs:
 
 ```text
 $ groundsql ask "How many singers?" --db concert_singer.sqlite --option refine_round=3
-error: unknown option 'refine_round' for preset 'refine' (did you mean 'refine_rounds'?); valid options: refine_rounds, tree_repair, tree_repair_rounds
+error: unknown option 'refine_round' for preset 'refine' (did you mean 'refine_rounds'?); valid options: catalog_context, dialect_notes, knowledge, knowledge_budget_tokens, max_dialect_notes, max_items, refine_rounds, sample_rows, schema_budget_tokens, tree_repair, tree_repair_rounds
 ```
 
-`groundsql presets --options PRESET [--linker SPEC]` prints the same tables in the terminal. A preset that
+`groundsql presets --options PRESET [--linker SPEC]` prints the same tables in the terminal. Every preset also
+takes the [options of the prompt renderer](#every-preset) (catalog context, knowledge, dialect notes). A preset that
 links a schema also takes the [options of every linker run](#every-linker-run) and those of the linkers in its
 chain (its default chain, or the one chosen with `--linker`).
 """
@@ -41,7 +43,9 @@ def _builtin(function) -> bool:
 
 
 def render() -> str:
-    parts = [INTRO, "## Presets", ""]
+    parts = [INTRO, "## Presets", "", "### Every preset", "",
+             "What every prompt shows about the database: options of the one renderer (docs/knowledge.md); "
+             "they are also the knowledge ablation switches.", "", markdown_table(KnowledgeOptions), ""]
     for name in sorted(n for n, info in INFO.items() if _builtin(info.function)):
         info = INFO[name]
         default = " (the default preset)" if name == DEFAULT_PRESET else ""

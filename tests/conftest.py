@@ -22,10 +22,13 @@ def spider_db_path(db_id: str) -> Path:
 
 
 @pytest.fixture(autouse=True)
-def private_state_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """Run stores and expert weights written by a test go to its own temporary folder, never the user's."""
+def private_state_dir(tmp_path: Path, tmp_path_factory: pytest.TempPathFactory,
+                      monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Run stores and expert weights written by a test go to its own temporary folder, and catalogs (profiled on
+    first use, keyed by database path and structure) to the session's, never the user's."""
     state = tmp_path / "state"
     monkeypatch.setenv("GROUNDSQL_STATE_DIR", str(state))
+    monkeypatch.setenv("GROUNDSQL_CACHE_DIR", str(tmp_path_factory.getbasetemp() / "catalogs"))
     return state
 
 
@@ -238,3 +241,26 @@ def school_db(tmp_path_factory) -> Path:
     conn.commit()
     conn.close()
     return path
+
+
+@pytest.fixture(scope="session")
+def spark_session(tmp_path_factory):
+    """One local Spark session for the whole test run (starting the JVM takes seconds); skips without
+    pyspark or Java."""
+    import shutil
+
+    pytest.importorskip("pyspark", reason="pyspark is not installed (pip install 'groundsql[spark]')")
+    if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
+        pytest.skip("Spark needs Java 17 or newer (apt-get install openjdk-17-jre-headless)")
+    from pyspark.sql import SparkSession
+
+    from groundsql.db.spark import LOCAL_CONF
+
+    builder = SparkSession.builder.master("local[1]").appName("groundsql-tests")
+    for key, value in {**LOCAL_CONF, "spark.sql.shuffle.partitions": "1", "spark.driver.memory": "768m",
+                       "spark.sql.warehouse.dir": str(tmp_path_factory.mktemp("spark-warehouse"))}.items():
+        builder = builder.config(key, value)
+    session = builder.getOrCreate()
+    session.sparkContext.setLogLevel("ERROR")
+    yield session
+    session.stop()

@@ -6,6 +6,7 @@ A few verbs cover most uses::
     db = groundsql.connect("shop.sqlite")
     answer = groundsql.ask("How many orders were shipped last month?", db)
     print(answer.sql, answer.result.rows)
+    groundsql.ask("Revenue in fiscal Q1?", db, knowledge="shop.sqlite.knowledge")   # rules, glossary, examples
 """
 
 from groundsql.answer import Answer, Candidate
@@ -14,6 +15,8 @@ from groundsql.catalog.build import profile_database as profile
 from groundsql.db import Database, Result
 from groundsql.errors import GroundsqlError
 from groundsql.evaluation import evaluate
+from groundsql.knowledge import load_knowledge
 
-__all__ = ["Answer", "Candidate", "Database", "GroundsqlError", "Result", "ask", "connect", "evaluate", "profile"]
+__all__ = ["Answer", "Candidate", "Database", "GroundsqlError", "Result", "ask", "connect", "evaluate",
+           "load_knowledge", "profile"]
 __version__ = "0.1.0"

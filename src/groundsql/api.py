@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from groundsql.answer import Answer
-from groundsql.catalog import Catalog, cached_catalog
+from groundsql.catalog import Catalog
 from groundsql.context import Context
 from groundsql.db import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_S, Database
 from groundsql.errors import ConfigError
 from groundsql.inputs import check_evidence, check_question, check_samples
+from groundsql.knowledge import Knowledge, load_for
 from groundsql.models import Model, load_model
 from groundsql.options import Options
 from groundsql.pipelines import DEFAULT_PRESET, preset_options, run
@@ -42,6 +45,7 @@ def ask(
     catalog: Catalog | bool | None = None,
     models: dict[str, Model | str] | None = None,
     trace: Trace | None = None,
+    knowledge: str | Path | Knowledge | None = None,
 ) -> Answer:
     """Answer a natural-language question with SQL.
 
@@ -54,12 +58,14 @@ def ask(
         samples: candidates to sample where the preset samples.
         options: the preset's options (e.g. ``{"refine_rounds": 3}``; `groundsql presets --options PRESET`
             lists them); an unknown key or a bad value raises `OptionsError` before anything runs.
-        catalog: profiled metadata for linking (inferred keys, value index, descriptions): a `Catalog`, or True
-            for the one `groundsql profile` cached for this database if its structure is unchanged (nothing is
-            profiled here); None or False: linkers use declared keys and read values on the fly.
+        catalog: profiled metadata (inferred keys, value index, descriptions, statistics) for prompts and linkers:
+            a `Catalog`; True or None: the one cached for this database when its structure is unchanged, else the
+            database is profiled now (once; no model calls); False: none, prompts show the plain schema.
         models: a model (or spec) per role, e.g. ``{"judge": "openai:gpt-4o-mini"}``; roles not named use
             `model`.
         trace: the `Trace` to record the run on (a caller may watch it fill, or have recorded earlier steps).
+        knowledge: a knowledge folder (rules, glossary, verified examples, documents, descriptions; see
+            docs/knowledge.md) or a loaded `Knowledge`; None: the `<db file>.knowledge/` folder when there is one.
 
     Returns:
         The `Answer`: SQL, result, candidates, confidence and the trace of every call and query.
@@ -67,18 +73,18 @@ def ask(
     question = check_question(question)
     evidence = check_evidence(evidence)
     samples = check_samples(samples)
-    validated = preset_options(preset, options)
+    given = options.given() if isinstance(options, Options) else dict(options or {})
+    if catalog is False:
+        given.setdefault("catalog_context", False)
+    validated = preset_options(preset, given)
     chosen = model if isinstance(model, Model) else load_model(model)  # a bad model spec fails before any I/O
     database = db if isinstance(db, Database) else connect(db)
-    if catalog is True:
-        catalog = cached_catalog(database)
+    if knowledge is not None and not isinstance(knowledge, Knowledge):
+        knowledge = load_for(database, knowledge)
     roles = {role: m if isinstance(m, Model) else load_model(m) for role, m in (models or {}).items()}
     ctx = Context(question=question, db=database, models={"default": chosen, **roles}, evidence=evidence,
-                  samples=samples, options=validated, catalog=catalog or None,
-                  trace=trace if trace is not None else Trace())
+                  samples=samples, options=validated, catalog=catalog if isinstance(catalog, Catalog) else None,
+                  knowledge=knowledge, trace=trace if trace is not None else Trace())
     if not (ctx.catalog.table_names if ctx.catalog is not None else ctx.schema.tables):
         raise ConfigError(f"{database.display} has no tables: there is nothing to ask about")
-    if ctx.catalog is not None:
-        ctx.trace.note("catalog", fingerprint=ctx.catalog.fingerprint, enriched=ctx.catalog.enriched,
-                       tables=len(ctx.catalog.table_names))
     return run(ctx, preset)

@@ -2,7 +2,8 @@
 
 The Context API, in full:
 
-- Inputs: `question`, `db`, `models` (by role; `model(role)`), `evidence`, `samples`, `catalog`, `schema`.
+- Inputs: `question`, `db`, `models` (by role; `model(role)`), `evidence`, `samples`, `catalog`, `schema`,
+  `knowledge` (the database's knowledge folder; `knowledge.prepare` fills it and `catalog` before a preset runs).
 - `options`: the run's validated options (`groundsql.options.Options`; a plain dict given here is validated
   against every registered option, and `pipelines.run` validates it again for the chosen preset and linkers).
   Stages never read it by key; a stage declares one small model next to its code and asks for it:
@@ -62,6 +63,9 @@ class RunCache:
     declared_join_graph: JoinGraph | None = None
     literal_matches: list[ValueMatch] | None = None
     fallback_value_index: ValueIndex | None = None
+    grounded: bool = False  # `knowledge.prepare` has resolved the catalog and the knowledge folder
+    prompt_contexts: dict[tuple, Any] = field(default_factory=dict)  # `knowledge.PromptContext` by render arguments
+    knowledge_retriever: Any = None  # the `knowledge.KnowledgeRetriever` of `Context.knowledge`
 
 
 @dataclass
@@ -76,6 +80,7 @@ class Context:
     options: Options = field(default_factory=Options)
     trace: Trace = field(default_factory=Trace)
     catalog: Catalog | None = None  # profiled metadata (inferred keys, value index, descriptions) when available
+    knowledge: Any | None = None  # a `knowledge.Knowledge` (rules, glossary, examples, documents, descriptions)
     gold_sql: str | None = None  # evaluation only: the reference query, read after selection to learn weights
     db_id: str | None = None  # evaluation only: the benchmark's database id (few-shot never draws from it)
     column_descriptions: dict[str, dict[str, str]] | None = None  # table → column → description (BIRD)

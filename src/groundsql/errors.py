@@ -67,3 +67,6 @@ class ViewError(GroundsqlError):
     def to_dict(self) -> dict[str, object]:
         return {"view": self.view, "where": self.where, "problem": self.problem, "suggestions": self.suggestions}
 
+
+class KnowledgeError(ConfigError):
+    """A knowledge folder holds a file that cannot be used: broken YAML, an example that writes or fails."""

@@ -60,7 +60,7 @@ def test_unreadable_cache_file_is_rebuilt(crafted_db: Path, tmp_path: Path) -> N
     assert not second.from_cache and second.table("events") is not None
 
 
-def test_ask_uses_the_cached_catalog_only_when_asked(crafted_db: Path, tmp_path: Path, monkeypatch) -> None:
+def test_ask_builds_or_reuses_the_catalog_unless_told_not_to(crafted_db: Path, tmp_path: Path, monkeypatch) -> None:
     from groundsql.api import ask
     from groundsql.catalog import cached_catalog
     from groundsql.models import ScriptedModel
@@ -77,9 +77,11 @@ def test_ask_uses_the_cached_catalog_only_when_asked(crafted_db: Path, tmp_path:
 
     notes = asked(catalog=True).trace.notes("catalog")
     assert [n["fingerprint"] for n in notes] == [built.fingerprint]
-    assert asked().trace.notes("catalog") == []  # the library default: no catalog
+    assert [n["fingerprint"] for n in asked().trace.notes("catalog")] == [built.fingerprint]  # the default
+    assert asked(catalog=False).trace.notes("catalog") == []
     conn = sqlite3.connect(path)
     conn.execute("CREATE TABLE extra (id INTEGER)")
     conn.commit()
     conn.close()
-    assert asked(catalog=True).trace.notes("catalog") == []  # a stale catalog is not used
+    rebuilt = asked().trace.notes("catalog")  # a stale catalog is not used: the new structure is profiled
+    assert len(rebuilt) == 1 and rebuilt[0]["fingerprint"] != built.fingerprint and rebuilt[0]["tables"] == len(built.tables) + 1

@@ -123,7 +123,7 @@ def test_presets_prints_the_options_of_a_preset() -> None:
     ("args", "message"),
     [
         (["--option", "refine_round=3"], "unknown option 'refine_round' for preset 'refine' (did you mean "
-                                         "'refine_rounds'?); valid options: refine_rounds"),
+                                         "'refine_rounds'?); valid options: catalog_context"),
         (["--preset", "ssev", "--option", "vote=maj"], "option 'vote' for preset 'ssev': expected one of: "
                                                        "majority, wma, rwma, got 'maj'"),
         (["--preset", "ssev", "--option", "vector_k=3"], "it is an option of linker 'vector'"),

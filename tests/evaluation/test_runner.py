@@ -181,7 +181,9 @@ def test_run_identity_comes_from_the_validated_options(spider, tmp_path):
     evaluate(spider, preset="refine", model=model, out=tmp_path, db=DB, limit=1,
              options={"refine_rounds": "2"})  # the default, spelled as text
     config = json.loads((tmp_path / "run.json").read_text())
-    assert config["options"] == {} and config["settings"] == {"refine_rounds": 2, "tree_repair": True, "tree_repair_rounds": 3}
+    settings = {"refine_rounds": 2, "tree_repair": True, "tree_repair_rounds": 3}
+    assert config["options"] == {} and {k: config["settings"][k] for k in settings} == settings
+    assert config["settings"]["catalog_context"] is True  # every preset takes the renderer's options
     # equal settings, spelled differently: the same run, resumed
     evaluate(spider, preset="refine", model=model, out=tmp_path, db=DB, limit=2)
     assert len(lines(tmp_path / "results.jsonl")) == 2

@@ -23,7 +23,9 @@ def test_unknown_option_lists_the_valid_ones_with_a_did_you_mean():
     with pytest.raises(OptionsError) as error:
         preset_options("refine", {"refine_round": 3})
     assert str(error.value) == ("unknown option 'refine_round' for preset 'refine' (did you mean 'refine_rounds'?); "
-                                "valid options: refine_rounds, tree_repair, tree_repair_rounds")
+                                "valid options: catalog_context, dialect_notes, knowledge, knowledge_budget_tokens, "
+                                "max_dialect_notes, max_items, refine_rounds, sample_rows, schema_budget_tokens, "
+                                "tree_repair, tree_repair_rounds")
     with pytest.raises(OptionsError, match="unknown option 'refine_rounds' for preset 'baseline'"):
         preset_options("baseline", {"refine_rounds": 1})
 
@@ -163,5 +165,5 @@ def test_a_new_stage_and_preset_declare_their_options_in_one_place(music_db, mon
     run(ctx, "try")
     assert seen == [(1, 5, 5)]
     with pytest.raises(OptionsError, match=r"unknown option 'dept' for preset 'try' \(did you mean 'depth'\?\); "
-                                           r"valid options: depth, tries"):
+                                           r"valid options: catalog_context, depth, dialect_notes, .*, tries"):
         preset_options("try", {"dept": 1})

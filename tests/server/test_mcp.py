@@ -20,7 +20,7 @@ from groundsql.server.testing import BackgroundServer, run_async  # noqa: E402
 from ..conftest import TEST_MODEL  # noqa: E402
 
 pytestmark = pytest.mark.integration
-TOOLS = {"list_databases", "list_tables", "describe_table", "search_values", "run_sql", "ask"}
+TOOLS = {"list_databases", "list_tables", "describe_table", "search_values", "search_knowledge", "run_sql", "ask"}
 
 
 async def _explore(client: Client) -> None:
@@ -58,6 +58,37 @@ def test_streamable_http_transport(workspace) -> None:
                 assert answer.structured_content["explanation"]
 
     run_async(main)
+
+
+def test_search_knowledge(demo_db: Path, tmp_path: Path) -> None:
+    """`search_knowledge` on a demo database with its knowledge folder (as `groundsql demo-db` writes it)."""
+    import shutil
+
+    from groundsql.knowledge.store import write_demo_knowledge
+
+    from .conftest import make_workspace
+
+    shop = tmp_path / "shop.sqlite"
+    shutil.copy(demo_db, shop)
+    write_demo_knowledge(shop)
+    workspace = make_workspace(shop, tmp_path)
+
+    async def main() -> None:
+        with BackgroundServer(build_mcp_server(workspace).streamable_http_app()) as http:
+            async with Client(http.url + "/mcp") as client:
+                result = await client.call_tool("search_knowledge", {"query": "revenue of cancelled orders", "k": 3})
+                assert not result.is_error, result.content[0].text
+                items = result.structured_content["items"]
+                assert 1 <= len(items) <= 3 and set(items[0]) == {"kind", "text", "score", "source"}
+                assert items[0]["kind"] == "rule" and "Revenue" in items[0]["text"]
+                assert items[0]["source"].startswith("rules.yaml:")
+                assert [i["score"] for i in items] == sorted((i["score"] for i in items), reverse=True)
+                unknown = await client.call_tool("search_knowledge", {"query": "x", "database": "nope"})
+                assert unknown.is_error and "no database named" in unknown.content[0].text
+    try:
+        run_async(main)
+    finally:
+        workspace.close()
 
 
 def test_streamable_http_with_a_token(workspace) -> None:

@@ -39,6 +39,7 @@ def build_catalog(
     profile_options: ProfileOptions | None = None,
     key_options: KeyOptions | None = None,
     progress: Progress | None = None,
+    documents: str | None = None,
 ) -> Catalog:
     """The catalog of `db`: from the cache when the structure is unchanged, else profiled now and cached.
 
@@ -53,6 +54,7 @@ def build_catalog(
         workers: tables profiled at the same time.
         profile_options, key_options: thresholds of profiling and key inference.
         progress: called after each table.
+        documents: the user's documents and rules as text, shown to the model when `enrich` describes tables.
 
     Returns:
         The `Catalog`.
@@ -75,7 +77,7 @@ def build_catalog(
         from groundsql.catalog.enrich import enrich_catalog
         from groundsql.models import load_model
 
-        enrich_catalog(catalog, model or load_model())
+        enrich_catalog(catalog, model or load_model(), documents=documents)
         changed = True
     if not catalog.from_cache:
         catalog.build_seconds = time.perf_counter() - started

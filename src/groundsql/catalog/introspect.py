@@ -18,6 +18,8 @@ def introspect(db: Database) -> Schema:
         # duckdb-engine's inspector breaks on recent DuckDB releases (pg_catalog gaps); DuckDB's own
         # catalog functions answer the same questions through the guarded path.
         return _introspect_duckdb(db)
+    if db.backend == "spark":
+        return _introspect_spark(db)
     inspector = sa.inspect(db.engine)
     schema = Schema(dialect=db.dialect)
     names = [(n, False) for n in sorted(inspector.get_table_names())]
@@ -107,4 +109,16 @@ def _introspect_duckdb(db: Database) -> Schema:
                 column.primary_key = column.name in table.primary_key
         elif kind == "FOREIGN KEY" and ref_table:
             table.foreign_keys.append(ForeignKey(list(cols), ref_table, list(ref_cols or [])))
+    return schema
+
+
+def _introspect_spark(db: Database) -> Schema:
+    """Spark's catalog API (no SQLAlchemy dialect): tables, views and temporary views of the current database.
+    Spark keeps no enforced keys, so keys are left to inference."""
+    schema = Schema(dialect=db.dialect)
+    for relation in db.relations():  # type: ignore[attr-defined]
+        columns = [Column(name=c.name, type=c.type.upper(), nullable=c.nullable, comment=c.comment)
+                   for c in relation.columns]
+        schema.tables.append(Table(name=relation.name, columns=columns, comment=relation.comment,
+                                   is_view=relation.is_view))
     return schema

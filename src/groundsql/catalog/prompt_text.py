@@ -43,6 +43,7 @@ def render(
     linked: Linked = None,
     group: bool = True,
     count_tokens: Callable[[str], int] = estimate_tokens,
+    appendix: Mapping[str, str] | None = None,
 ) -> str:
     """Render `catalog` for a prompt.
 
@@ -55,6 +56,8 @@ def render(
             rendered first and their columns survive budget cuts.
         group: show tables that share their columns and differ by a suffix once, with the list of names.
         count_tokens: token counter (default: `estimate_tokens`).
+        appendix: text shown under a table's statement at full detail only (e.g. example rows), by table name;
+            the first detail shed when the budget presses.
 
     Returns:
         The text; `count_tokens(text) <= budget_tokens` whenever a budget is given.
@@ -67,7 +70,7 @@ def render(
     chosen = _ordered_tables(catalog, tables, links)
     groups = group_tables(chosen) if group else [TableGroup(t.name, [t.name]) for t in chosen]
     for level in range(MAX_LEVEL, -1, -1):
-        blocks = [_render_group(catalog, g, style, level, links) for g in groups]
+        blocks = [_render_group(catalog, g, style, level, links, appendix) for g in groups]
         text = _join(blocks, style)
         if budget_tokens is None or count_tokens(text) <= budget_tokens:
             return text
@@ -131,7 +134,8 @@ def _key_columns(table: TableProfile) -> set[str]:
 # -- styles ------------------------------------------------------------------------------------------
 
 
-def _render_group(catalog: Catalog, group: TableGroup, style: str, level: int, links: dict[str, set[str]]) -> str:
+def _render_group(catalog: Catalog, group: TableGroup, style: str, level: int, links: dict[str, set[str]],
+                  appendix: Mapping[str, str] | None = None) -> str:
     table = catalog.table(group.representative)
     assert table is not None
     if style == "compact":
@@ -139,22 +143,26 @@ def _render_group(catalog: Catalog, group: TableGroup, style: str, level: int, l
         if len(group.members) > 1:
             text += f"  -- same columns: {', '.join(group.members[1:])}"
         return text
-    text = _ddl(catalog, table, level, links)
+    rows = appendix.get(table.name, "") if appendix and level >= MAX_LEVEL else ""
+    text = _ddl(catalog, table, level, links, with_rows=bool(rows))
+    if rows:
+        text += "\n" + rows
     if len(group.members) > 1:
         text = f"-- {len(group.members)} tables share these columns: {', '.join(group.members)}\n" + text
     return text
 
 
-def _ddl(catalog: Catalog, table: TableProfile, level: int, links: dict[str, set[str]]) -> str:
+def _ddl(catalog: Catalog, table: TableProfile, level: int, links: dict[str, set[str]], with_rows: bool = False) -> str:
     dialect = catalog.dialect
     columns, hidden = _columns(table, links, level, reorder=False)
     single_pk = table.primary_key[0].lower() if len(table.primary_key) == 1 else None
+    keyed = _key_columns(table)
     entries: list[tuple[str, str]] = []
     for column in columns:
         code = f"  {quote_name(column.name, dialect)} {column.declared_type or 'TEXT'}"
         if single_pk == column.name.lower():
             code += " PRIMARY KEY"
-        entries.append((code, _column_note(column, level)))
+        entries.append((code, _column_note(column, level, keyed=column.name.lower() in keyed, with_rows=with_rows)))
     if len(table.primary_key) > 1:
         entries.append((f"  PRIMARY KEY ({', '.join(quote_name(c, dialect) for c in table.primary_key)})", ""))
     for fk in table.foreign_keys:
@@ -207,15 +215,18 @@ def _table_note(table: TableProfile, level: int) -> str:
     return "; ".join(parts)
 
 
-def _column_note(column: ColumnProfile, level: int) -> str:
+def _column_note(column: ColumnProfile, level: int, *, keyed: bool = False, with_rows: bool = False) -> str:
+    """Description, semantic type and statistics of a column; with example rows shown under the table, sample
+    values are left out, and so are the types that add nothing (a key's 'identifier', 'other')."""
     if level == 0:
         return ""
     parts = []
     if column.description:
         parts.append(column.description if level >= 3 else _cut(column.description, 60))
     if level >= 2:
-        parts.append(column.semantic_type)
-        stats = _stats(column, 5 if level >= 3 else 2)
+        if not (with_rows and (column.semantic_type == T.OTHER or (keyed and column.semantic_type == T.IDENTIFIER))):
+            parts.append(column.semantic_type)
+        stats = _stats(column, 5 if level >= 3 else 2, samples=not with_rows)
         if stats:
             parts.append(stats)
         if level >= 3 and column.null_ratio >= 0.05:
@@ -225,20 +236,28 @@ def _column_note(column: ColumnProfile, level: int) -> str:
     return "; ".join(parts)
 
 
-def _stats(column: ColumnProfile, n_values: int) -> str:
+def _stats(column: ColumnProfile, n_values: int, samples: bool = True) -> str:
     kind = column.semantic_type
     if kind == T.TIME and column.earliest:
-        fmt = f" as '{column.time_formats[0]}'" if column.time_formats and column.hidden_type else ""
-        return f"{column.earliest} to {column.latest}{fmt}"
+        fmt = ""
+        if column.time_formats and column.hidden_type:  # every stored format: mixed formats need rebuilding
+            fmt = " stored as " + " or ".join(f"'{f}'" for f in column.time_formats[:3])
+        return f"{_day(column.earliest)} to {_day(column.latest)}{fmt}"
     if kind == T.METRIC and column.min is not None:
         return f"range {_fmt(column.min)}..{_fmt(column.max)}"
     if column.top_values:
         more = f" (+{column.distinct_count - n_values} more)" if column.distinct_count and \
             column.distinct_count > n_values else ""
         return "values " + ", ".join(_literal(v.value) for v in column.top_values[:n_values]) + more
-    if column.sample_values and kind != T.IDENTIFIER:
+    if samples and column.sample_values and kind != T.IDENTIFIER:
         return "e.g. " + ", ".join(_literal(v) for v in column.sample_values[: min(2, n_values)])
     return ""
+
+
+def _day(moment: str | None) -> str:
+    """An ISO timestamp without a midnight time part ('2022-01-07T00:00:00' → '2022-01-07')."""
+    text = str(moment)
+    return text[:-9] if text.endswith("T00:00:00") else text
 
 
 def _values(column: ColumnProfile, n: int) -> str:

@@ -57,10 +57,17 @@ def render_table_ddl(table: Table, dialect: str, sample: Result | None = None) -
     if table.comment:
         text = f"-- {table.comment}\n{text}"
     if sample is not None and sample.rows:
-        header = " | ".join(sample.columns)
-        rows = "\n".join(" | ".join(_cell(v) for v in row) for row in sample.rows)
-        text += f"\n/* {len(sample.rows)} example rows from {table.name}:\n{header}\n{rows}\n*/"
+        text += "\n" + render_sample(table.name, sample)
     return text
+
+
+def render_sample(table: str, sample: Result) -> str:
+    """Example rows of `table` as one SQL comment ('' when there are none)."""
+    if not sample.rows:
+        return ""
+    header = " | ".join(sample.columns)
+    rows = "\n".join(" | ".join(_cell(v) for v in row) for row in sample.rows)
+    return f"/* {len(sample.rows)} example rows from {table}:\n{header}\n{rows}\n*/"
 
 
 def render_schema_ddl(schema: Schema, db: Database | None = None, sample_limit: int = 3,

@@ -28,7 +28,8 @@ def row_source(table: str, dialect: str, row_count: int | None, sample_size: int
     """The table itself, or — when `sample_size` is set and smaller than the table — a sampled subquery.
 
     Sampling is pushed down to the engine: DuckDB's SYSTEM sample and PostgreSQL's TABLESAMPLE read only a
-    fraction of the pages; SQLite keeps every k-th rowid; MySQL reads the first rows.
+    fraction of the pages; Spark's TABLESAMPLE (n PERCENT) samples rows inside each partition on the
+    executors; SQLite keeps every k-th rowid; MySQL reads the first rows.
     """
     if not sample_size or row_count is None or row_count <= sample_size:
         return table_ref(table).as_(SOURCE_ALIAS)
@@ -40,6 +41,10 @@ def row_source(table: str, dialect: str, row_count: int | None, sample_size: int
                                  seed=exp.Literal.number(7))
         source = table_ref(table)
         source.set("sample", sample)
+        inner = inner.from_(source)
+    elif dialect == "spark":
+        source = table_ref(table)
+        source.set("sample", exp.TableSample(percent=exp.Literal.number(round(percent, 4))))
         inner = inner.from_(source)
     elif dialect == "sqlite":
         step = max(2, row_count // sample_size)

@@ -6,6 +6,7 @@ from groundsql.cli import (
     chat,  # noqa: F401,E402  (registers chat)
     commands,  # noqa: F401,E402  (registers ask, sql, models, demo-db)
     eval,  # noqa: F401,E402  (registers the eval group)
+    knowledge,  # noqa: F401,E402  (registers the knowledge group)
     profile,  # noqa: F401,E402  (registers profile)
     serve,  # noqa: F401,E402  (registers serve, mcp)
 )

@@ -22,7 +22,7 @@ HELP_TEXT = "Type a question; follow-ups build on earlier answers. Commands: \\n
               help="Continue a stored conversation (ids: `groundsql chat --list`).")
 @click.option("--list", "list_only", is_flag=True, help="List recent conversations and exit.")
 @click.option("--catalog/--no-catalog", "use_catalog", default=True, show_default=True,
-              help="Use the catalog `groundsql profile` cached for this database.")
+              help="Show the model the database's catalog: the cached one, else profiled once (no model calls).")
 def chat(db_url, model_spec, preset, resume_id, list_only, use_catalog):
     """Hold a conversation about --db: ask, then follow up ("and by region?", "only 2024").
 

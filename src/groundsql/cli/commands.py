@@ -28,12 +28,17 @@ from groundsql.pipelines import preset_options as validate_preset_options
 
 db_option = click.option("--db", "db_url", required=True, metavar="URL",
                          help="Database URL or file path: demo.sqlite, duckdb:///x.duckdb, "
-                              "postgresql://user@host/db, mysql://root@127.0.0.1/db, data.csv.")
+                              "postgresql://user@host/db, mysql://root@127.0.0.1/db, data.csv, "
+                              "spark+local:///folder, spark://master:7077, sc://host:15002.")
 timeout_option = click.option("--timeout", "timeout_s", type=float, default=DEFAULT_TIMEOUT_S, show_default=True,
                               help="Statement time limit in seconds.")
 rows_option = click.option("--max-rows", type=int, default=DEFAULT_MAX_ROWS, show_default=True,
                            help="Row cap per statement; longer results are cut and flagged.")
 json_option = click.option("--json", "as_json", is_flag=True, help="Print exactly one JSON object.")
+knowledge_option = click.option(
+    "--knowledge", "knowledge_dir", type=click.Path(exists=True, file_okay=False, path_type=Path), default=None,
+    metavar="DIR", help="Knowledge folder: rules, glossary, verified examples, docs, descriptions (default: "
+                        "<db file>.knowledge/ when it exists; see docs/knowledge.md).")
 system_catalogs_option = click.option(
     "--allow-system-catalogs", is_flag=True,
     help="Let statements read system catalogs (pg_catalog, information_schema, mysql, sqlite_master), other "
@@ -70,16 +75,17 @@ model_timeout_option = click.option(
 @click.option("-v", "--verbose", count=True,
               help="Show progress as it happens (apex: every exploration step); -vv for debug detail.")
 @click.option("--catalog/--no-catalog", "use_catalog", default=True, show_default=True,
-              help="Give linkers the catalog `groundsql profile` cached for this database (inferred keys, value "
-                   "index, descriptions) when its structure is unchanged; nothing is profiled by `ask`.")
+              help="Show the model the database's catalog (descriptions, semantic types, values, ranges, inferred "
+                   "keys): reused when cached, else profiled once now (no model calls). --no-catalog: plain schema.")
+@knowledge_option
 @timeout_option
 @rows_option
 @system_catalogs_option
 @model_timeout_option
 @json_option
 def ask(question, question_file, db_url, model_spec, preset, evidence, samples, linker, experts, model_for,
-        preset_options, clarify, with_trace, explain, chart_path, record, verbose, use_catalog, timeout_s, max_rows,
-        allow_system_catalogs, model_timeout_s, as_json):
+        preset_options, clarify, with_trace, explain, chart_path, record, verbose, use_catalog, knowledge_dir, timeout_s,
+        max_rows, allow_system_catalogs, model_timeout_s, as_json):
     """Answer QUESTION with SQL run read-only against --db.
 
     A question is at most 10,000 characters; give a long one with --question-file PATH or on stdin (QUESTION
@@ -104,8 +110,13 @@ def ask(question, question_file, db_url, model_spec, preset, evidence, samples, 
     # The model is checked next: a bad spec or a missing file fails before the database is opened.
     model = load_model(model_spec) if model_timeout_s is None else load_model(model_spec, timeout_s=model_timeout_s)
     db = connect(db_url, timeout_s=timeout_s, max_rows=max_rows, allow_system_catalogs=allow_system_catalogs)
+    catalog = False
+    if use_catalog and getattr(options, "catalog_context", True):
+        from groundsql.cli.progress import catalog_with_progress
+
+        catalog = catalog_with_progress(db, quiet=as_json)
     answer = ask_question(question, db, model=model, preset=preset, evidence=evidence, samples=samples,
-                          options=options, catalog=use_catalog, models=roles)
+                          options=options, catalog=catalog, models=roles, knowledge=knowledge_dir)
     if record:
         from groundsql.runs import RunStore
 
@@ -253,17 +264,24 @@ def models(download, as_json):
 @cli.command("demo-db")
 @click.argument("path", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--seed", type=int, default=7, show_default=True, help="Random seed (same seed, same database).")
-@click.option("--force", is_flag=True, help="Overwrite PATH if it exists.")
-def demo_db(path, seed, force):
+@click.option("--force", is_flag=True, help="Overwrite PATH (and its knowledge folder) if it exists.")
+@click.option("--knowledge/--no-knowledge", "with_knowledge", default=True, show_default=True,
+              help="Also write PATH.knowledge/: the shop's business rules, glossary, verified examples, handbook.")
+def demo_db(path, seed, force, with_knowledge):
     """Generate the demo shop database (SQLite) at PATH.
 
     Customers, regions, products, orders, order lines, subscriptions and tags — with the mess real data has:
     coded statuses, dates as text in mixed formats, NULL-heavy columns, trailing spaces, an undeclared bridge table.
+    Its knowledge folder (what "active", "churned" or "fiscal Q1" mean here) is found by `ask` next to PATH.
     """
     from groundsql.demo import generate_demo_database
 
     summary = generate_demo_database(path, seed=seed, overwrite=force)
     click.echo(f"wrote {path}: " + ", ".join(f"{name} ({count})" for name, count in summary.items()))
+    if with_knowledge:
+        from groundsql.knowledge.store import write_demo_knowledge
+
+        click.echo(f"wrote {write_demo_knowledge(path, overwrite=force)} (see docs/knowledge.md)")
 
 
 @cli.command()

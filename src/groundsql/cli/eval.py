@@ -32,6 +32,8 @@ def eval_group() -> None:
       groundsql eval ../shared/data/spider --predictions preds.jsonl --out runs/preds
       groundsql eval compare runs/a runs/b
       groundsql eval make-large-schema --out runs/large
+      groundsql eval load ../shared/data/spider --into 'postgresql://postgres@127.0.0.1/spider_{db_id}'
+      groundsql eval ../shared/data/spider --engine 'postgresql://postgres@127.0.0.1/spider_{db_id}' --limit 20
     """
 
 
@@ -56,6 +58,14 @@ def eval_group() -> None:
 @click.option("--sample", type=int, default=None, metavar="N", help="A random sample of N questions.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed for --sample.")
 @click.option("--keep-distinct", is_flag=True, help="Spider rules: keep DISTINCT (the official default removes it).")
+@click.option("--engine", default=None, metavar="URL-TEMPLATE",
+              help="Ask the copies `eval load` made in another engine, e.g. "
+                   "'postgresql://postgres@127.0.0.1/spider_{db_id}'; gold SQL is transpiled and must give the "
+                   "SQLite gold result, else the question is reported as excluded.")
+@click.option("--knowledge", "knowledge_dir", type=click.Path(exists=True, file_okay=False, path_type=Path),
+              default=None, metavar="DIR",
+              help="Knowledge folder for every database, or a folder holding one per database named by db_id "
+                   "(BIRD's database_description folders are read without it).")
 @experts_option
 @preset_options
 @click.option("--model-timeout", "model_timeout_s", type=float, default=None, metavar="SECONDS",
@@ -63,13 +73,14 @@ def eval_group() -> None:
                    "else 120 s for API models, 600 s of generation for the embedded model).")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as one JSON object.")
 def run_command(dataset, preset, model_spec, samples, workers, out, predictions, stage, linker, db_ids, ids, limit,
-                sample, seed, keep_distinct, experts, preset_options, model_timeout_s, as_json):
+                sample, seed, keep_distinct, engine, knowledge_dir, experts, preset_options, model_timeout_s, as_json):
     """Run PRESET on every selected question of DATASET (or score --predictions) and report."""
     from groundsql.evaluation import evaluate
 
     filters = {"db": list(db_ids) or None, "ids": [i for i in (ids or "").split(",") if i.strip()] or None,
                "limit": limit, "sample": sample, "seed": seed, "stage": stage, "linker": linker,
-               "keep_distinct": keep_distinct, "model_timeout_s": model_timeout_s,
+               "keep_distinct": keep_distinct, "engine": engine, "model_timeout_s": model_timeout_s,
+               "knowledge": str(knowledge_dir) if knowledge_dir else None,
                "options": parse_preset_options(preset_options, experts=experts)}
     with _ProgressBar(enabled=not as_json, resumed=out) as bar:
         summary = evaluate(dataset, preset=preset, model=None if predictions else model_spec, samples=samples,
@@ -80,6 +91,38 @@ def run_command(dataset, preset, model_spec, samples, workers, out, predictions,
     _print_summary(summary)
     if out is not None:
         click.echo(f"results: {out / 'results.jsonl'}  summary: {out / 'summary.json'}  report: {out / 'report.md'}")
+
+
+@eval_group.command("load")
+@click.argument("dataset", type=click.Path(exists=True, path_type=Path))
+@click.option("--into", "into", required=True, metavar="URL-TEMPLATE",
+              help="Where copies go, {db_id} replaced per database: postgresql://postgres@127.0.0.1/spider_{db_id}, "
+                   "mysql://root@127.0.0.1/spider_{db_id}, duckdb:///copies/{db_id}.duckdb, "
+                   "spark+local:///copies/{db_id} (Parquet folders).")
+@click.option("--db", "db_ids", multiple=True, metavar="DB_ID", help="Only this database (repeatable).")
+@click.option("--replace", is_flag=True, help="Drop an existing copy and load it again.")
+@click.option("--report", "report_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Also write the report (what changed per database) to this Markdown file.")
+@click.option("--json", "as_json", is_flag=True, help="Print the report as one JSON object.")
+def load_command(dataset, into, db_ids, replace, report_path, as_json):
+    """Copy DATASET's SQLite databases into another engine: types mapped, keys kept where the engine and the data
+    allow, names in lower case; prints what changed."""
+    from groundsql.evaluation.load import load_into
+
+    def progress(db_id: str, done: int, total: int) -> None:
+        if not as_json:
+            click.echo(f"[{done}/{total}] {db_id}", err=True)
+
+    report = load_into(dataset, into, db_ids=list(db_ids) or None, replace=replace, progress=progress)
+    if report_path is not None:
+        report_path.write_text(report.markdown(), encoding="utf-8")
+    if as_json:
+        click.echo(json.dumps(report.to_dict()))
+    else:
+        click.echo(report.markdown())
+    failed = [d.db_id for d in report.databases if d.error]
+    if failed:
+        raise click.ClickException(f"{len(failed)} database(s) failed to load: {', '.join(failed)}")
 
 
 @eval_group.command("report")
@@ -138,6 +181,10 @@ def _print_summary(summary: dict) -> None:
             click.echo(f"  {level:<12} {row['ex']:5.1f}%  ({row['correct']}/{row['n']})")
     else:
         click.echo(f"{summary['n']} questions linked (no SQL scored)")
+    if summary.get("excluded"):
+        excluded = summary["excluded"]
+        reasons = ", ".join(f"{k} {v}" for k, v in excluded["by_reason"].items())
+        click.echo(f"excluded {excluded['n']} question(s) whose gold SQL the engine copy cannot answer ({reasons})")
     if "ex_at_k" in summary:
         click.echo(f"EX@{summary['k']} {summary['ex_at_k']:.1f}%  Pass@{summary['k']} {summary['pass_at_k']:.1f}%")
     if summary.get("failures"):

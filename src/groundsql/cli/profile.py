@@ -11,7 +11,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from groundsql.catalog import build_catalog, render
 from groundsql.catalog.prompt_text import STYLES
 from groundsql.cli.app import cli
-from groundsql.cli.commands import db_option, timeout_option
+from groundsql.cli.commands import db_option, knowledge_option, timeout_option
 from groundsql.cli.output import print_json
 from groundsql.db import Database
 from groundsql.models import DEFAULT_MODEL, SPEC_HELP, load_model
@@ -20,18 +20,21 @@ from groundsql.models import DEFAULT_MODEL, SPEC_HELP, load_model
 @cli.command()
 @db_option
 @click.option("--refresh", is_flag=True, help="Rebuild the catalog even when a cached one matches the schema.")
-@click.option("--enrich", is_flag=True, help="Have the model write one-line descriptions of tables and columns.")
+@click.option("--enrich", is_flag=True, help="Have the model write one-line descriptions of tables and columns "
+              "(it reads the knowledge folder's rules, glossary and documents).")
 @click.option("--model", "model_spec", default=DEFAULT_MODEL, show_default=True, metavar="SPEC",
               help=f"Model for --enrich: {SPEC_HELP}.")
 @click.option("--descriptions", type=click.Path(exists=True, path_type=Path), default=None,
               help="User descriptions: a BIRD database_description folder or a YAML file.")
+@knowledge_option
 @click.option("--no-cache", is_flag=True, help="Neither read nor write the on-disk catalog cache.")
 @click.option("--render", "render_style", type=click.Choice(STYLES), default=None,
               help="Print the catalog as prompt text in this style instead of the summary.")
 @click.option("--budget", type=int, default=None, metavar="TOKENS", help="Token budget for --render.")
 @timeout_option
 @click.option("--json", "as_json", is_flag=True, help="Print the catalog as one JSON object.")
-def profile(db_url, refresh, enrich, model_spec, descriptions, no_cache, render_style, budget, timeout_s, as_json):
+def profile(db_url, refresh, enrich, model_spec, descriptions, knowledge_dir, no_cache, render_style, budget, timeout_s,
+            as_json):
     """Profile a database once: semantic column types, statistics, keys, join graph, value index.
 
     The catalog is cached on disk, keyed by a fingerprint of the schema; later runs and questions reuse it.
@@ -52,8 +55,15 @@ def profile(db_url, refresh, enrich, model_spec, descriptions, no_cache, render_
         def progress(table: str, done: int, total: int) -> None:
             bar.update(task, completed=done, total=total, table=table)
 
+        from groundsql.knowledge import load_for
+        from groundsql.knowledge.grounding import described_catalog
+
+        loaded = load_for(db, knowledge_dir)
+        documents = loaded.documents_text() if loaded is not None else None
         catalog = build_catalog(db, refresh=refresh, use_cache=not no_cache, descriptions=descriptions,
-                                enrich=enrich, model=model, progress=progress)
+                                enrich=enrich, model=model, progress=progress, documents=documents or None)
+    if loaded is not None and not loaded.empty:  # its descriptions, known values and relationships (not cached)
+        catalog = described_catalog(catalog, loaded)
     if as_json:
         print_json(catalog.to_dict(include_values=False, include_schema=False))
         return

@@ -19,6 +19,7 @@ from groundsql.db.files import check_csv_file, check_not_empty, check_sqlite_fil
 from groundsql.db.guard import ALLOWED_ROOTS, Scope, check_statement
 from groundsql.db.limits import EngineLimits, check_max_rows, check_timeout
 from groundsql.db.result import Result
+from groundsql.db.spark_urls import is_spark_url
 from groundsql.db.urls import Target, parse_target
 from groundsql.errors import ConfigError, DatabaseError, QueryTimeout
 
@@ -42,6 +43,13 @@ class Database:
         limits: memory and size bounds held by the engine (`EngineLimits` defaults when None).
     """
 
+    def __new__(cls, url: str, **settings: Any) -> Database:
+        if cls is Database and is_spark_url(url):  # Spark has its own engine module (pyspark, no SQLAlchemy)
+            from groundsql.db.spark import SparkDatabase
+
+            return super().__new__(SparkDatabase)
+        return super().__new__(cls)
+
     def __init__(self, url: str, *, timeout_s: float = DEFAULT_TIMEOUT_S, max_rows: int = DEFAULT_MAX_ROWS,
                  allow_system_catalogs: bool = False, limits: EngineLimits | None = None):
         self.timeout_s = check_timeout(timeout_s)
@@ -62,7 +70,7 @@ class Database:
 
     @property
     def dialect(self) -> str:
-        """The sqlglot dialect name: sqlite, duckdb, postgres or mysql."""
+        """The sqlglot dialect name: sqlite, duckdb, postgres, mysql or spark."""
         return self.target.dialect
 
     @property

@@ -8,6 +8,7 @@ from pathlib import Path
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError
 
+from groundsql.db.spark_urls import is_spark_url, spark_display, spark_local_path
 from groundsql.errors import ConfigError
 
 SQLITE_SUFFIXES = {".sqlite", ".sqlite3", ".db"}
@@ -21,6 +22,7 @@ SQLGLOT_DIALECTS = {
     "postgresql": "postgres",
     "mysql": "mysql",
     "mariadb": "mysql",
+    "spark": "spark",
 }
 
 
@@ -28,7 +30,7 @@ SQLGLOT_DIALECTS = {
 class Target:
     """Where a database lives: the backend, and a file path or a server URL."""
 
-    backend: str  # sqlite | duckdb | postgresql | mysql
+    backend: str  # sqlite | duckdb | postgresql | mysql | spark
     url: str  # SQLAlchemy URL (credentials included; never log it raw)
     path: Path | None = None  # for file databases
     data_files: tuple[Path, ...] = ()  # CSV/Parquet files exposed as tables
@@ -40,6 +42,8 @@ class Target:
     @property
     def display(self) -> str:
         """The target with any password masked, safe for logs and traces."""
+        if self.backend == "spark":
+            return spark_display(self.url)
         if self.path is not None:
             return str(self.path)
         return make_url(self.url).render_as_string(hide_password=True)
@@ -50,7 +54,8 @@ def parse_target(spec: str) -> Target:
 
     Args:
         spec: `sqlite:///file.sqlite`, `duckdb:///file.duckdb`, `postgresql://user@host/db`,
-            `mysql://root@127.0.0.1/db`, or a bare path ending in .sqlite/.db/.duckdb/.csv/.parquet.
+            `mysql://root@127.0.0.1/db`, `spark://master:7077`, `sc://host:15002` (Spark Connect),
+            `spark+local://` or `spark+local:///folder/of/parquet`, or a bare path ending in .sqlite/.db/.duckdb/.csv/.parquet.
 
     Returns:
         The normalised `Target`.
@@ -58,6 +63,8 @@ def parse_target(spec: str) -> Target:
     spec = (spec or "").strip()
     if not spec:
         raise ConfigError("no database given: pass --db with a URL or a file path")
+    if is_spark_url(spec):
+        return Target("spark", spec, path=spark_local_path(spec))
     if "://" not in spec:
         return _target_from_path(Path(spec).expanduser())
     try:
@@ -74,7 +81,8 @@ def parse_target(spec: str) -> Target:
     if backend in ("mysql", "mariadb"):
         return Target("mysql", str(url.set(drivername="mysql+pymysql")))
     raise ConfigError(
-        f"unsupported database type {backend!r}: use sqlite, duckdb, postgresql or mysql (mariadb)"
+        f"unsupported database type {backend!r}: use sqlite, duckdb, postgresql, mysql (mariadb), "
+        "spark, sc (Spark Connect) or spark+local"
     )
 
 

@@ -40,7 +40,8 @@ def evaluate(
         progress: called as progress(record, finished, total) after each question.
         report: write report.md and PNG plots into `out`.
         filters: db (list of db ids), ids, limit, sample, seed, stage ("full" or "link"), linker,
-            keep_distinct, options (preset options).
+            keep_distinct, options (preset options), knowledge (a knowledge folder, or a folder of them named
+            by db_id).
 
     Returns:
         The summary dict written to summary.json (n, ex, by_difficulty, usage, latency_s, linking…).

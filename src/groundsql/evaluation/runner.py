@@ -56,6 +56,8 @@ class EvalOptions:
     seed: int = 0
     model_timeout_s: float | None = None  # total time per model call (None: GROUNDSQL_MODEL_TIMEOUT or default)
     options: dict[str, Any] | Options = field(default_factory=dict)  # the preset's (validated before the run)
+    engine: str | None = None  # URL template of copies in another engine, e.g. postgresql://…/spider_{db_id}
+    knowledge: str | None = None  # a knowledge folder, or a folder of them named by db_id
 
 
 class _Schemas:
@@ -186,12 +188,14 @@ def _settings(options: EvalOptions, raw: dict[str, Any] | Options) -> Options:
     if options.linker:
         given["linker"] = options.linker
     if options.stage == "link":
+        from groundsql.knowledge import KnowledgeOptions
         from groundsql.linking import linker_options
         from groundsql.options import combine
 
         spec = options.linker or "full"
         given.pop("linker", None)
-        return parse_options(combine(*linker_options(spec)), given, what=f"linker {spec!r}")
+        # the knowledge switches decide which catalog and descriptions the linkers see
+        return parse_options(combine(*linker_options(spec), KnowledgeOptions), given, what=f"linker {spec!r}")
     from groundsql.pipelines import preset_options
 
     return preset_options(options.preset, given)
@@ -217,7 +221,8 @@ def _config(data: Dataset, options: EvalOptions, settings: Options | None) -> di
         "preset": None if options.predictions else options.preset,
         "model": None if options.predictions else _model_spec(options.model),
         "samples": options.samples, "stage": "score" if options.predictions else options.stage,
-        "linker": linker, "predictions": options.predictions,
+        "linker": linker, "predictions": options.predictions, "knowledge": options.knowledge,
+        "engine": _engine_display(options.engine) if options.engine else None,
         "options": identity,
         "settings": settings.model_dump(mode="json") if settings is not None else {},
         "keep_distinct": options.keep_distinct,
@@ -239,6 +244,7 @@ class _Job:
         self._databases: dict[Path, Database] = {}
         self._lock = threading.Lock()
         self._description_cache: dict[str, dict[str, dict[str, str]]] = {}
+        self.engine = EngineGold(options.engine, scorer) if options.engine else None
         self.predictions = _read_predictions(options.predictions) if options.predictions else None
         self.model: Model | None = None
         if self.predictions is None:
@@ -249,17 +255,33 @@ class _Job:
         for database in self._databases.values():
             database.close()
 
-    def database(self, path: Path) -> Database:
+    def database(self, path: Path | str) -> Database:
+        """The open database at a path or URL (one per location, shared by the worker threads)."""
         with self._lock:
             if path not in self._databases:
                 self._databases[path] = Database(str(path))
             return self._databases[path]
+
+    def location(self, q: Question) -> Path | str | None:
+        """Where the question runs: its SQLite file, or its copy in the --engine."""
+        if self.engine is not None:
+            return self.engine.url(q.db_id)
+        return q.db_path
 
     def _descriptions(self, db_id: str) -> dict[str, dict[str, str]]:
         with self._lock:
             if db_id not in self._description_cache:
                 self._description_cache[db_id] = self.data.descriptions(db_id)
             return self._description_cache[db_id]
+
+    def _knowledge(self, db_id: str, database: Database) -> Any | None:
+        """The `--knowledge` folder for `db_id` (its subfolder named by db_id when there is one), loaded once."""
+        if not self.options.knowledge:
+            return None
+        from groundsql.knowledge import load_for
+
+        root = Path(self.options.knowledge).expanduser()
+        return load_for(database, root / db_id if (root / db_id).is_dir() else root)
 
     def evaluate(self, q: Question) -> dict[str, Any]:
         record: dict[str, Any] = {"id": q.id, "db_id": q.db_id, "question": q.question, "difficulty": q.difficulty,
@@ -268,6 +290,12 @@ class _Job:
                                   "usage": {"prompt_tokens": 0, "completion_tokens": 0, "llm_calls": 0,
                                             "db_queries": 0},
                                   "elapsed_s": 0.0}
+        if self.engine is not None:
+            gold, excluded, reason = self.engine.check(q)
+            record["engine_gold_sql"] = gold
+            if excluded:  # reported, never counted: the copy cannot give the gold answer
+                record.update(correct=None, excluded=excluded, error=reason)
+                return record
         if self.predictions is not None:
             return self._score_given(q, record)
         return self._run_pipeline(q, record)
@@ -296,18 +324,25 @@ class _Job:
             return record
         assert self.settings is not None
         # db_id: few-shot retrieval never draws from the question's own database; gold_sql is read only after
-        # selection, to update expert weights
-        ctx = Context(question=q.question, db=self.database(q.db_path), models={"default": self.model},
+        # selection, to update expert weights (on another engine: the gold as run there). BIRD's
+        # database_description folder beside a database file is found by `knowledge.prepare` itself; the
+        # descriptions read here serve databases in another engine.
+        database = self.database(self.location(q))
+        ctx = Context(question=q.question, db=database, models={"default": self.model},
                       evidence=q.evidence, samples=self.options.samples, options=self.settings,
-                      gold_sql=q.gold_sql, db_id=q.db_id, column_descriptions=self._descriptions(q.db_id) or None)
+                      gold_sql=record.get("engine_gold_sql") or q.gold_sql, db_id=q.db_id,
+                      column_descriptions=self._descriptions(q.db_id) or None,
+                      knowledge=self._knowledge(q.db_id, database))
         started = time.perf_counter()
         linked: Schema | None = None
         candidates: list[str] = []
         stages: dict[str, str] = {}
         try:
             if self.options.stage == "link":
+                from groundsql.knowledge import prepare
                 from groundsql.linking import link
 
+                prepare(ctx)  # the same catalog and knowledge a full run gets
                 linked = link(ctx, self.options.linker or "full").as_mapping()
             else:
                 answer = run(ctx, self.options.preset)
@@ -328,6 +363,9 @@ class _Job:
         record["usage"] = ctx.trace.usage().to_dict()
         if ctx.trace.notes("tree_repair"):  # rules that rewrote a query (kept or not), for per-rule counts
             record["tree_repairs"] = [note["rule"] for note in ctx.trace.notes("tree_repair")]
+        paths = [n["path"] for n in ctx.trace.notes("agentnlq") if n.get("stage") == "outcome"]
+        if paths:  # agentnlq: solved on the fast path, after escalation, or not at all (its benchmark shares)
+            record["agentnlq_path"] = paths[-1]
         if self.options.stage == "link":
             record["correct"] = None
             self._link_scores(q, record, linked)
@@ -337,7 +375,8 @@ class _Job:
 
     def _score(self, q: Question, record: dict[str, Any], linked: Schema | None, candidates: list[str],
                stages: dict[str, str] | None = None) -> None:
-        verdict = self.scorer.score(q.db_path, q.gold_sql, record["sql"])
+        location, gold_sql = self.location(q), record.get("engine_gold_sql") or q.gold_sql
+        verdict = self.scorer.score(location, gold_sql, record["sql"])
         record["correct"] = verdict.correct
         record["failure"] = verdict.failure
         if verdict.error and not record.get("error"):
@@ -346,7 +385,7 @@ class _Job:
 
         def correct(sql: str) -> bool:
             if sql not in marked:
-                marked[sql] = self.scorer.score(q.db_path, q.gold_sql, sql).correct if sql else False
+                marked[sql] = self.scorer.score(location, gold_sql, sql).correct if sql else False
             return marked[sql]
 
         if stages:
@@ -365,6 +404,82 @@ class _Job:
         record["linked_schema"] = linked
         record["linking"] = linking_scores(gold_schema(q.gold_sql, schema), linked, schema)
         record["linked_columns"] = sum(len(cols) or len(schema.get(t, [])) for t, cols in linked.items())
+
+
+class EngineGold:
+    """Gold SQL for the copies in another engine: transpiled with sqlglot, then run on the copy and compared with
+    the SQLite gold result. A question counts only when they agree; the others are reported as excluded."""
+
+    def __init__(self, template: str, scorer: Scorer) -> None:
+        from groundsql.evaluation.load import url_dialect
+
+        self.template = template
+        self.scorer = scorer
+        self.dialect = url_dialect(template)
+        self._names: dict[Path, set[str]] = {}
+        self._checked: dict[str, tuple[str | None, str | None, str | None]] = {}
+        self._lock = threading.Lock()
+
+    def url(self, db_id: str) -> str:
+        from groundsql.evaluation.load import engine_url
+
+        return engine_url(self.template, db_id)
+
+    def check(self, q: Question) -> tuple[str | None, str | None, str | None]:
+        """(gold SQL for the engine, exclusion class or None, why it was excluded)."""
+        key = str(q.id)
+        with self._lock:
+            if key in self._checked:
+                return self._checked[key]
+        found = self._check(q)
+        with self._lock:
+            self._checked[key] = found
+        return found
+
+    def _check(self, q: Question) -> tuple[str | None, str | None, str | None]:
+        from groundsql.evaluation.transpile import GoldNotTranspilable, transpile_gold
+
+        if q.db_path is None:
+            return None, "gold_error", f"the SQLite original of {q.db_id} is missing, so the gold cannot be checked"
+        try:
+            gold = transpile_gold(q.gold_sql, self.dialect, self.names(q.db_path))
+        except GoldNotTranspilable as exc:
+            return None, "untranspilable", f"gold SQL does not transpile to {self.dialect}: {exc}"
+        original = self.scorer.gold_result(q.db_path, q.gold_sql)
+        if isinstance(original, str):
+            return gold, "gold_error", f"gold SQL fails on SQLite: {original}"
+        copied = self.scorer.gold_result(self.url(q.db_id), gold)
+        if isinstance(copied, str):
+            return gold, "gold_error", f"transpiled gold fails on {self.dialect}: {copied}"
+        if not self.scorer.equal(original, copied, gold, self.dialect):
+            return gold, "gold_mismatch", (f"transpiled gold returns a different result on {self.dialect} "
+                                           f"({copied.row_count} rows vs {original.row_count} on SQLite)")
+        return gold, None, None
+
+    def names(self, path: Path) -> set[str]:
+        import sqlite3
+
+        with self._lock:
+            if path in self._names:
+                return self._names[path]
+        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        try:
+            tables = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type IN ('table', 'view')")]
+            found = {t.lower() for t in tables}
+            for table in tables:
+                quoted = '"' + table.replace('"', '""') + '"'
+                found |= {r[1].lower() for r in conn.execute(f"PRAGMA table_info({quoted})")}
+        finally:
+            conn.close()
+        with self._lock:
+            self._names[path] = found
+        return found
+
+
+def _engine_display(template: str) -> str:
+    from groundsql.evaluation.load import _display
+
+    return _display(template)
 
 
 def _model_spec(model: str | Model | None) -> str:

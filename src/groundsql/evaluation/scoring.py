@@ -1,11 +1,14 @@
 """Execution accuracy: run gold and predicted SQL on the question's database and compare their results.
 
-Every statement goes through `Database.execute` (guarded, read-only) with a generous row cap. Wrong answers get
-a failure class after AgentNLQ's result codes: malformed, execution_error, empty, superset or wrong.
+Every statement goes through `Database.execute` (guarded, read-only) with a generous row cap, and is read in the
+dialect of the database it runs on (a SQLite file, or a copy in PostgreSQL, MariaDB, DuckDB or Spark). Wrong
+answers get a failure class after AgentNLQ's result codes: malformed, execution_error, empty, superset or wrong.
 """
 
 from __future__ import annotations
 
+import datetime as dt
+import decimal
 import logging
 import threading
 from dataclasses import dataclass
@@ -59,12 +62,18 @@ class Scorer:
         self.rules = rules
         self.keep_distinct = keep_distinct
         self.timeout_s = timeout_s
-        self._databases: dict[Path, Database] = {}
-        self._gold: dict[tuple[Path, str], Result | str] = {}
+        self._databases: dict[str, Database] = {}
+        self._gold: dict[tuple[str, str], Result | str] = {}
         self._lock = threading.Lock()
 
-    def score(self, db_path: Path | None, gold_sql: str, predicted_sql: str | None) -> Verdict:
-        """Score one prediction by executing both queries; without a database file only identical SQL scores."""
+    def score(self, db_path: Path | str | None, gold_sql: str, predicted_sql: str | None) -> Verdict:
+        """Score one prediction by executing both queries; without a database only identical SQL scores.
+
+        Args:
+            db_path: the question's SQLite file, or the URL of its copy in another engine.
+            gold_sql: the gold query, written in that database's dialect.
+            predicted_sql: the prediction, read in that database's dialect.
+        """
         predicted_sql = (predicted_sql or "").strip()
         if not predicted_sql:
             return Verdict(correct=False, failure="malformed", error="no SQL was produced")
@@ -73,19 +82,23 @@ class Scorer:
                 return Verdict(correct=True)
             return Verdict(correct=False, failure="execution_error",
                            error="the database file is not available, so only identical SQL can be scored")
-        if not _parses(predicted_sql):
+        try:
+            database = self._database(db_path)
+        except DatabaseError as exc:
+            return Verdict(correct=False, failure="execution_error", error=str(exc))
+        if not _parses(predicted_sql, database.dialect):
             return Verdict(correct=False, failure="malformed", error="sqlglot cannot parse the predicted SQL")
         gold = self._gold_result(db_path, gold_sql)
         if isinstance(gold, str):
             return Verdict(correct=False, failure="execution_error", error=f"gold SQL failed: {gold}")
         try:
-            predicted = self._database(db_path).execute(self._prepare(predicted_sql), max_rows=SCORING_MAX_ROWS,
-                                                        timeout_s=self.timeout_s)
+            predicted = database.execute(self._prepare(predicted_sql, database.dialect), max_rows=SCORING_MAX_ROWS,
+                                         timeout_s=self.timeout_s)
         except RefusedStatement as exc:
             return Verdict(correct=False, failure="malformed", error=str(exc), gold_rows=gold.row_count)
         except DatabaseError as exc:
             return Verdict(correct=False, failure="execution_error", error=str(exc), gold_rows=gold.row_count)
-        verdict = Verdict(correct=self._equal(gold, predicted, gold_sql), gold_rows=gold.row_count,
+        verdict = Verdict(correct=self.equal(gold, predicted, gold_sql, database.dialect), gold_rows=gold.row_count,
                           predicted_rows=predicted.row_count)
         if predicted.truncated or gold.truncated:
             verdict.error = f"a result was cut at {SCORING_MAX_ROWS} rows; the comparison covers only those"
@@ -100,34 +113,49 @@ class Scorer:
 
     # -- internals ---------------------------------------------------------------------------------
 
-    def _prepare(self, sql: str) -> str:
+    def equal(self, gold: Result, predicted: Result, gold_sql: str, dialect: str = "sqlite") -> bool:
+        """Whether two results are the same answer under the rules; across engines numbers are compared after
+        `comparable` (a PostgreSQL NUMERIC average and a SQLite REAL one are the same value)."""
+        gold_rows, predicted_rows = gold.rows, predicted.rows
+        if dialect != "sqlite":
+            gold_rows, predicted_rows = comparable(gold_rows), comparable(predicted_rows)
+        if self.rules == "bird":
+            return bird_equal(gold_rows, predicted_rows)
+        return spider_equal(gold_rows, predicted_rows, order_matters=has_order_by(gold_sql, dialect))
+
+    def prepare(self, sql: str, dialect: str = "sqlite") -> str:
+        """The statement as the rules run it (operators joined; DISTINCT removed under Spider rules)."""
+        return self._prepare(sql, dialect)
+
+    def _prepare(self, sql: str, dialect: str = "sqlite") -> str:
         sql = normalize_operators(sql)
         if self.rules == "spider" and not self.keep_distinct:
-            sql = remove_distinct(sql)
+            sql = remove_distinct(sql, dialect)
         return sql
 
-    def _equal(self, gold: Result, predicted: Result, gold_sql: str) -> bool:
-        if self.rules == "bird":
-            return bird_equal(gold.rows, predicted.rows)
-        return spider_equal(gold.rows, predicted.rows, order_matters=has_order_by(gold_sql))
-
-    def _database(self, path: Path) -> Database:
+    def _database(self, location: Path | str) -> Database:
+        key = str(location)
         with self._lock:
-            if path not in self._databases:
-                self._databases[path] = Database(str(path), timeout_s=self.timeout_s, max_rows=SCORING_MAX_ROWS)
-            return self._databases[path]
+            if key not in self._databases:
+                self._databases[key] = Database(key, timeout_s=self.timeout_s, max_rows=SCORING_MAX_ROWS)
+            return self._databases[key]
 
-    def _gold_result(self, path: Path, gold_sql: str) -> Result | str:
-        key = (path, gold_sql)
+    def gold_result(self, location: Path | str, gold_sql: str) -> Result | str:
+        """The gold query's result on the database at `location` (cached), or its error message."""
+        return self._gold_result(location, gold_sql)
+
+    def _gold_result(self, location: Path | str, gold_sql: str) -> Result | str:
+        key = (str(location), gold_sql)
         with self._lock:
             cached = self._gold.get(key)
         if cached is not None:
             return cached
         try:
-            result: Result | str = self._database(path).execute(self._prepare(gold_sql), max_rows=SCORING_MAX_ROWS,
-                                                                timeout_s=self.timeout_s)
+            database = self._database(location)
+            result: Result | str = database.execute(self._prepare(gold_sql, database.dialect),
+                                                    max_rows=SCORING_MAX_ROWS, timeout_s=self.timeout_s)
         except DatabaseError as exc:
-            log.warning("gold SQL failed on %s: %s", path.name, exc)
+            log.warning("gold SQL failed on %s: %s", Path(str(location)).name, exc)
             result = str(exc)
         with self._lock:
             self._gold[key] = result
@@ -143,9 +171,31 @@ def classify(gold: list[tuple], predicted: list[tuple]) -> str:
     return "wrong"
 
 
-def _parses(sql: str) -> bool:
+def comparable(rows: list[tuple]) -> list[tuple]:
+    """Rows with engine-specific value types made comparable: exact decimals and floats rounded to 4 places
+    (MariaDB divides to 4 decimals; integral values become ints), dates and times as ISO text, booleans as 0/1."""
+    return [tuple(_comparable(v) for v in row) for row in rows]
+
+
+def _comparable(value: object) -> object:
+    if isinstance(value, bool):
+        return int(value)
+    if isinstance(value, (decimal.Decimal, float)):
+        number = float(value)
+        if number != number or number in (float("inf"), float("-inf")):
+            return number
+        rounded = round(number, 4)
+        return int(rounded) if rounded == int(rounded) else rounded
+    if isinstance(value, (dt.datetime, dt.date, dt.time)):
+        return value.isoformat(sep=" ") if isinstance(value, dt.datetime) else value.isoformat()
+    if isinstance(value, (bytearray, memoryview)):
+        return bytes(value)
+    return value
+
+
+def _parses(sql: str, dialect: str = "sqlite") -> bool:
     try:
-        return sqlglot.parse_one(sql, read="sqlite") is not None
+        return sqlglot.parse_one(sql, read=dialect) is not None
     except SqlglotError:
         return False
 

@@ -30,14 +30,20 @@ def _pct(numerator: float, denominator: int) -> float:
 
 
 def summarize(records: list[dict[str, Any]], config: dict[str, Any] | None = None) -> dict[str, Any]:
-    """The run's headline numbers: EX, per-difficulty EX, EX@K/Pass@K, failures, usage, latency, linking."""
+    """The run's headline numbers: EX, per-difficulty EX, EX@K/Pass@K, failures, usage, latency, linking.
+    Questions excluded from a cross-engine run (their gold cannot be carried over) are counted apart."""
+    excluded = [r for r in records if r.get("excluded")]
+    records = [r for r in records if not r.get("excluded")]
     n = len(records)
     correct = sum(1 for r in records if r.get("correct"))
     scored = any(r.get("correct") is not None for r in records)  # a linking-only run answers no SQL
     summary: dict[str, Any] = {"n": n, "correct": correct, "ex": _pct(correct, n) if scored or not n else None}
     if config:
         summary["run"] = {k: config.get(k) for k in ("dataset", "preset", "model", "samples", "stage", "linker",
-                                                     "predictions") if config.get(k) is not None}
+                                                     "predictions", "engine") if config.get(k) is not None}
+    if excluded:
+        summary["excluded"] = {"n": len(excluded), "by_reason": dict(Counter(r["excluded"] for r in excluded)),
+                               "ids": [r["id"] for r in excluded]}
 
     levels = [lv for lv in (*LEVELS, *BIRD_LEVELS) if any(r.get("difficulty") == lv for r in records)]
     levels += sorted({r.get("difficulty") or "unknown" for r in records} - set(levels))

@@ -2,21 +2,18 @@
 
 from __future__ import annotations
 
-from groundsql.catalog import render_schema_ddl
 from groundsql.context import Context
+from groundsql.knowledge import render_text
 from groundsql.prompts import dialect_name, render
 from groundsql.sql.extract import extract_sql
 
 MAX_SQL_TOKENS = 400
 
 
-def schema_prompt_text(ctx: Context, tables: list[str] | None = None, sample_limit: int = 3) -> str:
-    """DDL of the schema (or of `tables`) with example rows, computed once per context and table set."""
-    key = ("schema_text", tuple(tables) if tables is not None else None, sample_limit)
-    cache = ctx.cache.texts
-    if key not in cache:
-        cache[key] = render_schema_ddl(ctx.schema, ctx.db, sample_limit=sample_limit, tables=tables)
-    return cache[key]
+def schema_prompt_text(ctx: Context, tables: list[str] | None = None, sample_limit: int | None = None) -> str:
+    """What the model sees about the schema (or `tables`) for this question, from the one renderer
+    (`knowledge.render_context`): the stable schema block, then the question's knowledge; cached per context."""
+    return render_text(ctx, tables=tables, sample_limit=sample_limit)
 
 
 def evidence_block(ctx: Context) -> str:

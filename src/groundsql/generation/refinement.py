@@ -7,6 +7,7 @@ from groundsql.context import Context
 from groundsql.generation.diagnosis import diagnose
 from groundsql.generation.direct import MAX_SQL_TOKENS, evidence_block
 from groundsql.generation.tree_repair import TreeRepairOptions, tree_repair
+from groundsql.knowledge import draft_notes
 from groundsql.prompts import dialect_name, render
 from groundsql.sql.extract import extract_sql
 
@@ -71,11 +72,13 @@ def revise(ctx: Context, candidate: Candidate, schema_text: str, *, problem: str
     models often echo their query back unchanged).
     """
     dialect = dialect_name(ctx.db.dialect)
+    notes = draft_notes(ctx, candidate.sql, shown=schema_text)  # the syntax the failing query's constructs need
     messages = [
         {"role": "system", "content": render("sql_system", dialect=dialect)},
         {"role": "user", "content": render(
             "refine_sql", dialect=dialect, schema=schema_text, evidence_block=evidence_block(ctx),
-            question=ctx.question, sql=candidate.sql or "(no query)", problem=problem, hint=hint,
+            question=ctx.question, sql=candidate.sql or "(no query)", problem=problem,
+            hint=f"{hint}\n{notes}" if notes else hint,
         )},
     ]
     completion = ctx.chat("refine", messages, role=role, max_tokens=MAX_SQL_TOKENS, temperature=0.0)

@@ -167,11 +167,12 @@ def table_documents(schema: Schema) -> tuple[list[str], list[str]]:
 def _retriever(ctx: Context, schema: Schema) -> _Index:
     backend = ctx.settings(VectorOptions).vector_backend
     use_embeddings = backend == "embedding" or (backend == "auto" and embeddings.available())
-    key = (ctx.db.display, tuple(t.name for t in schema.tables), use_embeddings)
+    pairs, texts, names = column_documents(ctx, schema)
+    # the documents are part of the key: descriptions laid over the catalog (knowledge folders) change them
+    key = (ctx.db.display, tuple(t.name for t in schema.tables), use_embeddings, hash(tuple(texts)))
     if key in _RETRIEVERS:
         _RETRIEVERS.move_to_end(key)
         return _RETRIEVERS[key]
-    pairs, texts, names = column_documents(ctx, schema)
     table_texts, table_names = table_documents(schema)
     position = {name: i for i, name in enumerate(table_names)}
     table_of = [position[table] for table, _ in pairs]

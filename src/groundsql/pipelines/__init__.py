@@ -1,6 +1,14 @@
 """Presets: short readable functions composing the stages. Importing this package registers them all."""
 
-from groundsql.pipelines import apex, auto, baseline, prospy, recap, ssev  # noqa: F401  (registers them, and refine)
+from groundsql.pipelines import (  # noqa: F401  (registers agentnlq, apex, auto, baseline, prospy, recap, refine, ssev)
+    agentnlq,
+    apex,
+    auto,
+    baseline,
+    prospy,
+    recap,
+    ssev,
+)
 from groundsql.pipelines.registry import (
     DEFAULT_PRESET,
     DESCRIPTIONS,

@@ -93,10 +93,13 @@ def _schema_text(ctx: Context, subset: SchemaSubset, options: ProspyOptions) -> 
     """The pruned schema with its profiles (catalog renderer) when a catalog exists, else DDL with sample rows."""
     if ctx.catalog is not None:
         from groundsql.catalog import render
+        from groundsql.knowledge import knowledge_text
 
         tables = subset.table_names() or None
-        return render(ctx.catalog, tables, budget_tokens=options.schema_tokens, style=options.schema_style,
+        text = render(ctx.catalog, tables, budget_tokens=options.schema_tokens, style=options.schema_style,
                       linked=subset.as_mapping() if subset.tables else None)
+        extra = knowledge_text(ctx, tables=tables)  # rules, glossary, examples, value matches, dialect notes
+        return f"{text}\n\n{extra}" if extra else text
     from groundsql.generation.schema_text import render_subset
 
     return render_subset(ctx, subset)

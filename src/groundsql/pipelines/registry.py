@@ -21,6 +21,7 @@ from groundsql.answer import Answer
 from groundsql.context import Context
 from groundsql.errors import ConfigError
 from groundsql.generation.tree_repair import repair_note
+from groundsql.knowledge import KnowledgeOptions, prepare
 from groundsql.options import NoOptions, Options, combine, parse_options, register
 
 Preset = Callable[[Context, Any], Answer]
@@ -73,13 +74,14 @@ def preset_info(name: str) -> PresetInfo:
 
 
 def options_model(name: str, linker: str | None = None) -> type[Options]:
-    """The options a run of preset `name` accepts: its own, plus `LinkOptions` and each linker's when it links
-    (with `linker`, the chain given; else its default chain)."""
+    """The options a run of preset `name` accepts: its own, `KnowledgeOptions`, plus `LinkOptions` and each
+    linker's when it links (with `linker`, the chain given; else its default chain)."""
     from groundsql.linking import linker_options
 
     info = preset_info(name)
     chain = (linker if "linker" in info.options.model_fields else None) or info.linker
-    return combine(info.options, *(linker_options(chain) if chain else []))
+    # every preset's prompts go through the one renderer, so every preset accepts its switches
+    return combine(info.options, KnowledgeOptions, *(linker_options(chain) if chain else []))
 
 
 def preset_options(name: str, raw: Mapping[str, Any] | Options | None = None) -> Options:
@@ -100,6 +102,7 @@ def run(ctx: Context, preset_name: str = DEFAULT_PRESET) -> Answer:
     info = preset_info(preset_name)
     ctx.options = preset_options(preset_name, ctx.options)
     started = time.perf_counter()
+    prepare(ctx)  # the catalog and knowledge folder every prompt draws on, resolved once
     answer = info.function(ctx, ctx.settings(info.options))
     answer.preset = preset_name
     chosen = next((c for c in answer.candidates if c.repairs and c.sql == answer.sql), None)

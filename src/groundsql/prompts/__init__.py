@@ -18,7 +18,7 @@ def render(name: str, **values: object) -> str:
     return template(name).substitute({k: "" if v is None else str(v) for k, v in values.items()}).strip()
 
 
-DIALECT_NAMES = {"sqlite": "SQLite", "duckdb": "DuckDB", "postgres": "PostgreSQL", "mysql": "MySQL"}
+DIALECT_NAMES = {"sqlite": "SQLite", "duckdb": "DuckDB", "postgres": "PostgreSQL", "mysql": "MySQL", "spark": "Spark SQL"}
 
 
 def dialect_name(dialect: str) -> str:

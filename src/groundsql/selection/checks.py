@@ -9,6 +9,8 @@ inner join that drops groups the question asks about), ``null_trap`` (``= NULL``
 that yields NULL, averages over NULL-heavy columns), ``type_trap`` (numbers or dates stored as text and compared
 or sorted as text), ``literal`` (a literal that no stored value equals, with the stored near spellings),
 ``shape`` (a list where the question asks for one number) and ``ties`` (``LIMIT 1`` that cuts between equal values).
+Two more read only the result and are not run by default (`RESULT_CHECKS`; AgentNLQ's execution feedback runs
+them): ``null_columns`` (an output column that is NULL in every row) and ``duplicates`` (repeated rows).
 """
 
 from __future__ import annotations
@@ -32,6 +34,8 @@ from groundsql.errors import DatabaseError
 log = logging.getLogger("groundsql")
 
 CHECKS = ("fanout", "row_loss", "null_trap", "type_trap", "literal", "shape", "ties")
+#: Result-only checks, off by default (an all-NULL column or repeated rows can be the right answer).
+RESULT_CHECKS = ("null_columns", "duplicates")
 #: A column with at least this share of NULLs makes AVG over it worth a warning.
 NULL_HEAVY = 0.2
 _EVERY = re.compile(r"\b(each|every|all|for all|per)\b", re.IGNORECASE)
@@ -423,7 +427,39 @@ def _ordered(ordered: exp.Ordered, key: exp.Alias) -> exp.Ordered:
     return copy
 
 
+def check_null_columns(q: _Query) -> list[Finding]:
+    """An output column that is NULL in every returned row: usually a wrong column or a join that found nothing."""
+    result = q.candidate.result
+    if not result.rows:
+        return []
+    empty = [name for index, name in enumerate(result.columns) if all(row[index] is None for row in result.rows)]
+    if not empty:
+        return []
+    names = ", ".join(empty)
+    return [Finding(
+        "null_columns",
+        f"every returned value of {names} is NULL",
+        f"The column(s) {names} are NULL in every row of the result: check that they are the right columns and "
+        f"that an outer join or a subquery really finds the rows it should.")]
+
+
+def check_duplicates(q: _Query) -> list[Finding]:
+    """Rows repeated in the result of a query without GROUP BY or DISTINCT: often a join that fans out."""
+    result = q.candidate.result
+    if result.row_count < 2 or q.select.args.get("distinct") or q.select.args.get("group"):
+        return []
+    repeated = result.row_count - len(set(map(tuple, result.rows)))
+    if repeated <= 0:
+        return []
+    return [Finding(
+        "duplicates",
+        f"{repeated} of the {result.row_count} rows repeat other rows",
+        f"{repeated} of the {result.row_count} result rows are exact repeats; if the question asks for distinct "
+        f"items, use DISTINCT or fix the join that repeats them.")]
+
+
 CHECK_FUNCTIONS: dict[str, Callable[[_Query], list[Finding]]] = {
     "fanout": check_fanout, "row_loss": check_row_loss, "null_trap": check_null_trap,
     "type_trap": check_type_trap, "literal": check_literal, "shape": check_shape, "ties": check_ties,
+    "null_columns": check_null_columns, "duplicates": check_duplicates,
 }

@@ -72,6 +72,20 @@ class ConversationRequest(BaseModel):
     title: str | None = Field(None, max_length=200)
 
 
+class ExampleRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    question: str = Field(min_length=1, max_length=4000, description="The question the SQL answers.")
+    sql: str = Field(min_length=1, max_length=20000, description="One read-only statement; run once to check it.")
+
+
+class RuleRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    text: str = Field(min_length=1, max_length=4000, description="The rule in plain language.")
+    tables: list[str] = Field(default_factory=list, max_length=50, description="Tables the rule is about.")
+
+
 # -- the app ----------------------------------------------------------------------------------------------
 
 
@@ -151,6 +165,27 @@ def create_app(workspace: Workspace, *, mcp: bool = True, host: str = "127.0.0.1
     async def values(name: str, q: str = Query(min_length=1, max_length=200),
                      limit: int = Query(10, ge=1, le=100)) -> dict[str, Any]:
         return await in_pool(sql_pool, workspace.search_values, q, name, limit)
+
+    @v1.get("/databases/{name}/knowledge", summary="The database's knowledge folder: counts, items, problems")
+    async def knowledge(name: str) -> dict[str, Any]:
+        return await in_pool(sql_pool, workspace.knowledge, name)
+
+    @v1.get("/databases/{name}/knowledge/search", summary="Knowledge items BM25 finds for a piece of text")
+    async def knowledge_search(name: str, q: str = Query(min_length=1, max_length=2000),
+                               k: int = Query(5, ge=1, le=50)) -> dict[str, Any]:
+        return await in_pool(sql_pool, workspace.search_knowledge, q, name, k)
+
+    @v1.post("/databases/{name}/knowledge/examples", summary="Add a verified example (checked to run read-only)")
+    async def add_example(name: str, body: ExampleRequest, response: Response) -> dict[str, Any]:
+        outcome = await in_pool(sql_pool, workspace.add_example, body.question, body.sql, name)
+        response.status_code = 201 if outcome["added"] else 200
+        return outcome
+
+    @v1.post("/databases/{name}/knowledge/rules", summary="Add a business rule in plain language")
+    async def add_rule(name: str, body: RuleRequest, response: Response) -> dict[str, Any]:
+        outcome = await in_pool(sql_pool, workspace.add_rule, body.text, name, body.tables)
+        response.status_code = 201 if outcome["added"] else 200
+        return outcome
 
     @v1.post("/sql", summary="Run one read-only statement through the SQL guard and limits")
     async def run_sql(body: SqlRequest) -> dict[str, Any]:

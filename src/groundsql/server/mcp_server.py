@@ -1,7 +1,7 @@
 """The MCP server (official `mcp` SDK): groundsql's databases as tools and resources for agents.
 
-Tools: list_databases, list_tables, describe_table, search_values, run_sql, ask. Each database's schema is a
-resource (``groundsql://databases/{name}/schema``). No knowledge tool yet: groundsql has no knowledge module.
+Tools: list_databases, list_tables, describe_table, search_values, search_knowledge, run_sql, ask. Each
+database's schema is a resource (``groundsql://databases/{name}/schema``).
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ def build_mcp_server(workspace: Workspace) -> MCPServer:
     """An `MCPServer` whose tools call `workspace` (the same calls the HTTP API makes)."""
     server = MCPServer(name="groundsql", instructions=(
         "Answer questions over the user's databases. Prefer `ask` for a question in plain language; use "
-        "list_tables / describe_table / search_values to look around and `run_sql` for read-only SQL you wrote. "
+        "list_tables / describe_table / search_values / search_knowledge to look around and `run_sql` for read-only SQL you wrote. "
         "Every statement runs read-only through a SQL guard with time and row limits."))
 
     def call(function, *args: Any, **kwargs: Any) -> Any:
@@ -59,6 +59,12 @@ def build_mcp_server(workspace: Workspace) -> MCPServer:
                              "with the table and column holding each.")
     def search_values(text: str, database: str | None = None, limit: int = 10) -> dict[str, Any]:
         return call(workspace.search_values, text, database, limit)
+
+    @server.tool(description="The user's knowledge about a database (business rules, glossary terms, verified "
+                             "question-and-SQL examples, document sections) that matches a query, best first, "
+                             "with kind, text, score and source.")
+    def search_knowledge(query: str, database: str | None = None, k: int = 5) -> dict[str, Any]:
+        return call(workspace.search_knowledge, query, database, k)
 
     @server.tool(description="Run one read-only SQL statement (guarded, time- and row-limited). Returns the rows "
                              "as a compact text table and as structured content.")

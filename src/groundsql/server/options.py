@@ -17,7 +17,7 @@ class ServerOptions(BaseModel):
     preset_options: dict = Field(default_factory=dict, description="Options passed to every preset run.")
     samples: int = Field(1, description="Candidates sampled where the preset votes.")
     record: bool = Field(True, description="Log every answer to the run store.")
-    use_catalog: bool = Field(True, description="Use the catalog `groundsql profile` cached for a database.")
+    use_catalog: bool = Field(True, description="Show the model each database's catalog: the cached one, else profiled once when a question needs it.")
     statement_timeout_s: float = Field(DEFAULT_TIMEOUT_S, description="Time limit of one SQL statement.")
     max_rows: int = Field(DEFAULT_MAX_ROWS, description="Row cap of one SQL statement.")
     ask_timeout_s: float = Field(600.0, description="Time limit of one ask request; past it the run is cancelled.")

@@ -15,6 +15,8 @@ from groundsql.catalog import Catalog, build_catalog, cached_catalog, introspect
 from groundsql.conversations import ConversationStore, ask_in_conversation
 from groundsql.db import Database
 from groundsql.errors import ConfigError
+from groundsql.knowledge.listing import knowledge_summary, search_knowledge
+from groundsql.knowledge.store import Added, add_example, add_rule, default_folder
 from groundsql.models import Model
 from groundsql.pipelines import PRESETS, preset_options
 from groundsql.runs import RunStore
@@ -91,6 +93,7 @@ class Workspace:
         self._catalog_lock = threading.Lock()
         self._active: set[WatchedTrace] = set()
         self._active_lock = threading.Lock()
+        self._knowledge_lock = threading.Lock()  # one addition to a knowledge folder at a time
 
     # -- databases ------------------------------------------------------------------------------------
 
@@ -148,6 +151,31 @@ class Workspace:
             {"table": m.table, "column": m.column, "value": m.value, "score": m.score, "exact": m.exact}
             for m in matches]}
 
+    # -- knowledge (the folder beside each database file: ``<db file>.knowledge/``) ------------------------
+
+    def knowledge(self, name: str | None = None) -> dict[str, Any]:
+        """What the database's knowledge folder holds: folder, counts, items, problems."""
+        name, db = self.database(name)
+        return {"database": name, **knowledge_summary(db)}
+
+    def add_example(self, question: str, sql: str, name: str | None = None) -> dict[str, Any]:
+        """Add a verified example (checked by the guard and run once, read-only); creates the folder if needed."""
+        name, db = self.database(name)
+        with self._knowledge_lock:
+            return {"database": name, **_outcome(add_example(default_folder(db), question, sql, db))}
+
+    def add_rule(self, text: str, name: str | None = None, tables: list[str] | None = None) -> dict[str, Any]:
+        """Add a business rule, optionally scoped to tables; creates the folder if needed."""
+        name, db = self.database(name)
+        with self._knowledge_lock:
+            return {"database": name, **_outcome(add_rule(default_folder(db), text, tables=tables))}
+
+    def search_knowledge(self, query: str, name: str | None = None, limit: int = 5) -> dict[str, Any]:
+        """The knowledge items BM25 finds for `query`: kind, text, score, source."""
+        name, db = self.database(name)
+        return {"database": name, "query": query,
+                "items": search_knowledge(db, query, limit=max(1, min(limit, 50)))}
+
     # -- SQL --------------------------------------------------------------------------------------------
 
     def run_sql(self, sql: str, name: str | None = None, max_rows: int | None = None) -> dict[str, Any]:
@@ -187,8 +215,10 @@ class Workspace:
             if chosen not in PRESETS:
                 raise ConfigError(f"unknown preset {chosen!r}; choose one of: {', '.join(sorted(PRESETS))}")
             catalog = self.catalog(name) if self.options.use_catalog else None
+            # without use_catalog, say so (False): `ask` would otherwise profile the database for its prompts
             settings = {"preset": chosen, "samples": self.options.samples,
-                        "options": dict(self.options.preset_options), "catalog": catalog}
+                        "options": dict(self.options.preset_options),
+                        "catalog": catalog if self.options.use_catalog else False}
             with self.gate.slot(trace.cancelled.is_set):
                 if trace.cancelled.is_set():
                     raise RunCancelled("the run was cancelled")
@@ -225,3 +255,7 @@ class Workspace:
         self.cancel_all()
         for db in self.databases.values():
             db.close()
+
+
+def _outcome(added: Added) -> dict[str, Any]:
+    return {"added": added.added, "path": str(added.path), "reason": added.reason}

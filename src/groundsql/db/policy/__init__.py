@@ -57,7 +57,7 @@ def register(policy: DialectPolicy) -> DialectPolicy:
 def policy_for(dialect: str) -> DialectPolicy:
     """The policy of a sqlglot dialect; an unknown dialect gets the strict common policy."""
     if not _POLICIES:
-        from groundsql.db.policy import duckdb, mysql, postgres, sqlite  # noqa: F401  (register themselves)
+        from groundsql.db.policy import duckdb, mysql, postgres, spark, sqlite  # noqa: F401  (register themselves)
     return _POLICIES.get(dialect) or DialectPolicy(dialect=dialect, functions=frozenset())
 
 

@@ -1,0 +1,278 @@
+"""Spark as an engine: a cluster master (`spark://`), Spark Connect (`sc://`) or a local session (`spark+local://`).
+
+Work is pushed down as Spark SQL; only capped results come back to the driver. Spark has no read-only session,
+so every statement passes the common guard plus Spark's own checks (`spark_guard`), each query runs in its own
+job group (or Spark Connect tag) that a timer cancels at the time limit, and rows are capped with `take`.
+Each `SparkDatabase` gets a session of its own (temporary views and current database are not shared), over one
+SparkContext per process (local and cluster modes).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+import time
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from groundsql.db.database import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_S, Database, _first_line, _warm_dialect
+from groundsql.db.guard import Scope, check_statement
+from groundsql.db.limits import EngineLimits
+from groundsql.db.result import Result
+from groundsql.db.spark_guard import check_spark_tree
+from groundsql.db.spark_urls import (
+    spark_connection_url,
+    spark_database,
+    spark_local_path,
+    spark_mode,
+    spark_tables,
+)
+from groundsql.db.urls import parse_target
+from groundsql.errors import ConfigError, DatabaseError, QueryTimeout
+
+log = logging.getLogger("groundsql")
+
+#: Settings for a local session started by groundsql (an existing session in the process is reused as is).
+LOCAL_CONF = {
+    "spark.ui.enabled": "false",
+    "spark.ui.showConsoleProgress": "false",
+    "spark.sql.shuffle.partitions": "4",
+    "spark.sql.session.timeZone": "UTC",
+    "spark.sql.ansi.enabled": "false",
+}
+
+_START_LOCK = threading.Lock()
+
+
+@dataclass(frozen=True)
+class SparkColumn:
+    name: str
+    type: str
+    nullable: bool
+    comment: str | None
+
+
+@dataclass(frozen=True)
+class SparkRelation:
+    """A table or view of the session's current database, as the Spark catalog lists it."""
+
+    name: str
+    is_view: bool
+    comment: str | None
+    columns: tuple[SparkColumn, ...]
+
+
+class SparkDatabase(Database):
+    """One Spark SQL session, guarded and limited like every other `Database` (made by `Database(url)`)."""
+
+    def __init__(self, url: str, *, timeout_s: float = DEFAULT_TIMEOUT_S, max_rows: int = DEFAULT_MAX_ROWS,
+                 allow_system_catalogs: bool = False, limits: EngineLimits | None = None):
+        if timeout_s <= 0 or max_rows <= 0:
+            raise ConfigError("timeout and row limit must be positive")
+        self.target = parse_target(url)
+        self.timeout_s = timeout_s
+        self.max_rows = max_rows
+        self.allow_system_catalogs = allow_system_catalogs
+        self.limits = limits or EngineLimits()  # memory is the cluster's own configuration on Spark
+        self._scope: Scope | None = None
+        self._scope_lock = threading.Lock()
+        self.mode = spark_mode(url)
+        self._session = _open_session(url)
+        self._file_views: set[str] = set()
+        _warm_dialect(self.dialect)
+        database = spark_database(url)
+        try:
+            if database:
+                self._session.catalog.setCurrentDatabase(database)
+            local = spark_local_path(url)
+            if local is not None:
+                self._register_files(local)
+        except DatabaseError:
+            raise
+        except Exception as exc:
+            raise DatabaseError(f"cannot open {self.display}: {_spark_message(exc)}") from None
+
+    # -- public -----------------------------------------------------------------------------------
+
+    @property
+    def engine(self):  # type: ignore[override]
+        raise DatabaseError("Spark has no SQLAlchemy engine; use Database.execute and SparkDatabase.relations")
+
+    @property
+    def session(self) -> Any:
+        """The pyspark `SparkSession` (for loading data in tests and `eval load`; queries go through execute)."""
+        return self._session
+
+    def execute(self, sql: str, *, max_rows: int | None = None, timeout_s: float | None = None) -> Result:
+        """Check `sql` with the common guard and Spark's own checks, then run it within the limits."""
+        check_spark_tree(check_statement(sql, self.dialect, allow_system_catalogs=self.allow_system_catalogs))
+        check_statement(sql, self.dialect, scope=self.scope(), allow_system_catalogs=self.allow_system_catalogs)
+        return self._run(sql.strip().rstrip(";"), max_rows or self.max_rows, timeout_s or self.timeout_s)
+
+    def execute_catalog_query(self, sql: str, *, max_rows: int | None = None) -> Result:
+        check_spark_tree(check_statement(sql, self.dialect, allow_system_catalogs=True))
+        return self._run(sql.strip().rstrip(";"), max_rows or self.max_rows, self.timeout_s)
+
+    def relations(self) -> list[SparkRelation]:
+        """Tables and views of the current database (temporary views included), with their columns. Files a
+        local session exposes count as tables."""
+        catalog = self._session.catalog
+        found: list[SparkRelation] = []
+        try:
+            for table in sorted(catalog.listTables(), key=lambda t: t.name):
+                columns = tuple(SparkColumn(c.name, c.dataType, bool(c.nullable), c.description or None)
+                                for c in catalog.listColumns(table.name))
+                kind = (table.tableType or "").upper()
+                is_view = kind == "VIEW" or (kind == "TEMPORARY" and table.name not in self._file_views)
+                found.append(SparkRelation(table.name, is_view, table.description or None, columns))
+        except Exception as exc:
+            raise DatabaseError(f"cannot list the tables of {self.display}: {_spark_message(exc)}") from None
+        return found
+
+    def _load_scope(self) -> Scope:
+        """The current database's tables and views plus this session's temporary views (unqualified names
+        resolve to those first in Spark), qualified by the current catalog."""
+        catalog = self._session.catalog
+        try:
+            database = catalog.currentDatabase().lower()
+            current_catalog = catalog.currentCatalog().lower()
+        except Exception as exc:
+            raise DatabaseError(f"cannot read the catalog of {self.display}: {_spark_message(exc)}") from None
+        relations = frozenset((database, r.name.lower()) for r in self.relations())
+        return Scope(relations, database, current_catalog, refresh=self.refresh_scope)
+
+    def close(self) -> None:
+        if self.mode == "connect":
+            try:
+                self._session.stop()
+            except Exception:  # the server may already be gone
+                pass
+        # Local and cluster sessions share the process's SparkContext; it stops when the process ends.
+
+    # -- setup ------------------------------------------------------------------------------------
+
+    def _register_files(self, path) -> None:
+        """Expose each data file (or Parquet folder) as a temporary view named after it."""
+        for name, data in spark_tables(path).items():
+            suffix = data.suffix.lower()
+            reader = self._session.read
+            if suffix == ".csv":
+                frame = reader.option("header", "true").option("inferSchema", "true").csv(str(data))
+            elif suffix in (".json", ".jsonl"):
+                frame = reader.json(str(data))
+            elif suffix == ".orc":
+                frame = reader.orc(str(data))
+            else:
+                frame = reader.parquet(str(data))
+            frame.createOrReplaceTempView(name)
+            self._file_views.add(name)
+
+    # -- execution --------------------------------------------------------------------------------
+
+    def _run(self, sql: str, max_rows: int, timeout_s: float) -> Result:
+        """Run an already-checked statement in its own cancellable job group, keeping at most `max_rows`."""
+        started = time.perf_counter()
+        group = f"groundsql-{uuid.uuid4().hex[:12]}"
+        fired = threading.Event()
+        cancel = self._group(group)
+        timer = threading.Timer(timeout_s, lambda: (fired.set(), cancel()))
+        timer.daemon = True
+        try:
+            timer.start()
+            frame = self._session.sql(sql)
+            columns = list(frame.columns)
+            rows = [tuple(row) for row in frame.take(max_rows + 1)]
+        except Exception as exc:
+            if fired.is_set():
+                raise QueryTimeout(f"query cancelled after {timeout_s:g} s time limit") from None
+            raise DatabaseError(_spark_message(exc)) from None
+        finally:
+            timer.cancel()
+            self._end_group(group)
+        return Result(columns=columns, rows=rows[:max_rows], truncated=len(rows) > max_rows,
+                      elapsed_s=time.perf_counter() - started, sql=sql)
+
+    def _group(self, group: str):
+        """Tag this thread's next jobs with `group`; return the function that cancels them."""
+        session = self._session
+        if self.mode == "connect":
+            session.addTag(group)
+            return lambda: session.interruptTag(group)
+        context = session.sparkContext
+        context.setJobGroup(group, "groundsql query", interruptOnCancel=True)
+        return lambda: context.cancelJobGroup(group)
+
+    def _end_group(self, group: str) -> None:
+        try:
+            if self.mode == "connect":
+                self._session.removeTag(group)
+            else:
+                self._session.sparkContext.setLocalProperty("spark.jobGroup.id", None)
+        except Exception:  # nothing to undo once the session is gone
+            pass
+
+
+def _open_session(url: str) -> Any:
+    """A new session: Spark Connect makes one per client; local and cluster share the process's SparkContext."""
+    try:
+        from pyspark.sql import SparkSession
+    except ImportError:
+        raise ConfigError("Spark needs pyspark: pip install 'groundsql[spark]' (and Java 17 or newer)") from None
+    _quiet_pyspark()
+    mode = spark_mode(url)
+    master = spark_connection_url(url)
+    try:
+        if mode == "connect":
+            # The Connect client directly: pyspark's generic builder marks the whole process as Spark Connect,
+            # after which local sessions can no longer start in it.
+            try:
+                from pyspark.sql.connect.session import SparkSession as RemoteSparkSession
+            except ImportError as exc:
+                raise ConfigError(f"Spark Connect needs its client libraries ({str(exc).splitlines()[0]}): "
+                                  "pip install 'groundsql[spark]'") from None
+            return RemoteSparkSession.builder.remote(master).create()
+        with _START_LOCK:
+            active = SparkSession.getActiveSession()
+            if active is None:
+                builder = SparkSession.builder.master(master).appName("groundsql")
+                log_conf = Path(__file__).with_name("spark_log4j2.properties")
+                if log_conf.is_file():  # the driver JVM starts with it: no WARN wall on the user's terminal
+                    builder = builder.config("spark.driver.extraJavaOptions", f"-Dlog4j2.configurationFile={log_conf}")
+                for key, value in LOCAL_CONF.items():
+                    builder = builder.config(key, value)
+                active = builder.getOrCreate()
+                active.sparkContext.setLogLevel("ERROR")
+            return active.newSession()
+    except ConfigError:
+        raise
+    except Exception as exc:
+        hint = "" if os.environ.get("JAVA_HOME") or _has_java() else " (is Java 17+ installed?)"
+        raise DatabaseError(f"cannot start Spark at {master}: {_spark_message(exc)}{hint}") from None
+
+
+def _has_java() -> bool:
+    import shutil
+
+    return shutil.which("java") is not None
+
+
+def _quiet_pyspark() -> None:
+    """PySpark logs every analysis error as a JSON blob on stderr; our errors already carry the message."""
+    import warnings
+
+    logging.getLogger("SQLQueryContextLogger").setLevel(logging.CRITICAL)
+    warnings.filterwarnings("ignore", category=FutureWarning, module=r"pyspark\..*")
+    logging.getLogger("py4j").setLevel(logging.ERROR)
+
+
+def _spark_message(exc: BaseException) -> str:
+    """The first useful line of a Spark error (Py4J wraps the Java message on the second line)."""
+    text = str(exc).strip()
+    for line in text.splitlines():
+        line = line.strip()
+        if line and not line.startswith("An error occurred while calling"):
+            return line.removeprefix(": ").split("; line ", 1)[0]
+    return _first_line(exc)

@@ -1,0 +1,318 @@
+"""Spark as an engine, on one local Spark session shared by the test run: URLs, the Spark guard, limits,
+catalog introspection, profiling with TABLESAMPLE, and `sql`/`profile`/`ask` end to end."""
+
+from __future__ import annotations
+
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from groundsql.db.spark_urls import is_spark_url, spark_connection_url, spark_display, spark_mode
+from groundsql.db.urls import parse_target
+from groundsql.errors import ConfigError, QueryTimeout, RefusedStatement
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize(("url", "mode", "master"), [
+    ("spark+local://", "local", "local[*]"),
+    ("spark+local://?threads=2", "local", "local[2]"),
+    ("spark://master:7077", "cluster", "spark://master:7077"),
+    ("spark://master:7077?database=sales", "cluster", "spark://master:7077"),
+    ("sc://host:15002/;token=abc", "connect", "sc://host:15002/;token=abc"),
+])
+def test_spark_urls(url: str, mode: str, master: str) -> None:
+    assert is_spark_url(url) and spark_mode(url) == mode and spark_connection_url(url) == master
+    target = parse_target(url)
+    assert target.backend == "spark" and target.dialect == "spark"
+
+
+@pytest.mark.unit
+def test_spark_connect_token_is_masked() -> None:
+    assert spark_display("sc://host:15002/;token=s3cret;user_id=ann") == "sc://host:15002/;token=***;user_id=ann"
+    assert "s3cret" not in parse_target("sc://host:15002/;token=s3cret").display
+    assert not is_spark_url("postgresql://u@h/db") and not is_spark_url("/data/x.sqlite")
+
+
+@pytest.mark.unit
+def test_missing_local_folder_is_a_config_error(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="not found"):
+        parse_target(f"spark+local://{tmp_path}/nowhere")
+
+
+# -- a local session ---------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def spark_folder(spark_session, tmp_path_factory) -> Path:
+    """Parquet tables written by Spark (folders of part files) and a CSV file, as a user would have them."""
+    folder = tmp_path_factory.mktemp("spark-data")
+    spark_session.createDataFrame(
+        [(1, "Joe", "France", 52), (2, "Ann", "France", 29), (3, "Bo", "Netherlands", 41), (4, "Cy", "USA", 33)],
+        "singer_id INT, name STRING, country STRING, age INT").write.parquet(str(folder / "singer"))
+    spark_session.createDataFrame([(i, i % 4 + 1, f"song {i}", float(i) / 4) for i in range(1, 301)],
+                                  "song_id INT, singer_id INT, title STRING, sales DOUBLE"
+                                  ).write.parquet(str(folder / "song"))
+    (folder / "award.csv").write_text("award_id,singer_id,year\n1,1,2001\n2,3,2005\n", encoding="utf-8")
+    return folder
+
+
+@pytest.fixture(scope="module")
+def spark_db(spark_folder: Path):
+    from groundsql.db import Database
+
+    db = Database(f"spark+local://{spark_folder}", timeout_s=20)
+    yield db
+    db.close()
+
+
+@pytest.mark.integration
+def test_files_become_tables_and_queries_run(spark_db) -> None:
+    from groundsql.db.spark import SparkDatabase
+
+    assert isinstance(spark_db, SparkDatabase) and spark_db.dialect == "spark"
+    assert {r.name: r.is_view for r in spark_db.relations()} == {"award": False, "singer": False, "song": False}
+    result = spark_db.execute("SELECT country, COUNT(*) AS n FROM singer GROUP BY country ORDER BY n DESC, country")
+    assert result.columns == ["country", "n"] and result.rows[0] == ("France", 2)
+    joined = spark_db.execute("SELECT s.name, a.`year` FROM award a JOIN singer s ON a.singer_id = s.singer_id "
+                              "ORDER BY a.`year`;")
+    assert joined.rows == [("Joe", 2001), ("Bo", 2005)]
+
+
+@pytest.mark.integration
+def test_row_cap_is_pushed_down_and_flagged(spark_db) -> None:
+    result = spark_db.execute("SELECT * FROM song ORDER BY song_id", max_rows=5)
+    assert result.row_count == 5 and result.truncated and result.rows[0][0] == 1
+
+
+@pytest.mark.integration
+def test_timeout_cancels_the_job_group_and_the_session_survives(spark_db) -> None:
+    started = time.perf_counter()
+    with pytest.raises(QueryTimeout, match="time limit"):
+        spark_db.execute("SELECT COUNT(*) FROM range(0, 100000000000) a", timeout_s=1)
+    assert time.perf_counter() - started < 15
+    assert spark_db.execute("SELECT COUNT(*) FROM singer").rows == [(4,)]
+
+
+@pytest.mark.integration
+def test_engine_errors_are_one_line(spark_db) -> None:
+    from groundsql.errors import DatabaseError
+
+    with pytest.raises(DatabaseError) as info:
+        spark_db.execute("SELECT nope FROM singer")
+    assert "UNRESOLVED_COLUMN" in str(info.value) and "\n" not in str(info.value)
+
+
+#: One statement per class of Spark SQL that writes, changes the session, runs code or reaches storage.
+FORBIDDEN = [
+    ("INSERT OVERWRITE TABLE singer SELECT * FROM singer", "INSERT"),
+    ("INSERT INTO singer VALUES (9, 'X', 'Y', 1)", "INSERT"),
+    ("INSERT OVERWRITE LOCAL DIRECTORY '/tmp/out' SELECT * FROM singer", "INSERT"),
+    ("CACHE TABLE singer", "CACHE"),
+    ("CACHE LAZY TABLE c AS SELECT * FROM singer", "CACHE"),
+    ("UNCACHE TABLE singer", "UNCACHE"),
+    ("CLEAR CACHE", "refused"),
+    ("ADD JAR '/tmp/evil.jar'", "COMMAND"),
+    ("ADD FILE /tmp/evil.py", "COMMAND"),
+    ("ADD ARCHIVE /tmp/evil.zip", "COMMAND"),
+    ("CREATE FUNCTION f AS 'com.evil.F' USING JAR '/tmp/evil.jar'", "CREATE"),
+    ("CREATE TEMPORARY FUNCTION f AS 'com.evil.F'", "CREATE"),
+    ("SELECT reflect('java.lang.System', 'exit', 0)", "reflect"),
+    ("SELECT java_method('java.lang.Runtime', 'getRuntime')", "java_method"),
+    ("SELECT try_reflect('java.lang.System', 'getenv', 'HOME')", "try_reflect"),
+    ("SELECT name FROM singer WHERE reflect('java.util.UUID', 'randomUUID') IS NOT NULL", "reflect"),
+    ("LOAD DATA LOCAL INPATH '/tmp/x.csv' INTO TABLE singer", "LOADDATA"),
+    ("LOAD DATA INPATH '/tmp/x' OVERWRITE INTO TABLE singer", "LOADDATA"),
+    ("CREATE TABLE t USING parquet LOCATION '/tmp/out' AS SELECT * FROM singer", "CREATE"),
+    ("SELECT * FROM parquet.`/etc/secrets`", "by path"),
+    ("SELECT * FROM text.`file:///etc/passwd`", "by path"),
+    ("SELECT * FROM csv.`relative/folder`", "by path"),
+    ("SELECT s.* FROM singer s JOIN json.`/tmp/x.json` j ON s.name = j.name", "by path"),
+    ("SELECT * FROM read_files('/tmp/x')", "read_files"),
+    ("SELECT TRANSFORM(name) USING 'cat /etc/passwd' AS (x) FROM singer", "TRANSFORM"),
+    ("SET spark.sql.ansi.enabled = true", "SET"),
+    ("RESET", "refused"),
+    ("USE other", "USE"),
+    ("REFRESH TABLE singer", "REFRESH"),
+    ("MSCK REPAIR TABLE singer", "COMMAND"),
+    ("ANALYZE TABLE singer COMPUTE STATISTICS", "ANALYZE"),
+    ("TRUNCATE TABLE singer", "TRUNCATE"),
+    ("DROP TABLE singer", "DROP"),
+    ("EXECUTE IMMEDIATE 'DROP TABLE singer'", "COMMAND"),
+    ("DECLARE VARIABLE v INT", "DECLARE"),
+    ("SELECT 1; DROP TABLE singer", "one statement"),
+]
+
+
+@pytest.mark.integration
+@pytest.mark.parametrize(("sql", "named"), FORBIDDEN, ids=[s[:40] for s, _ in FORBIDDEN])
+def test_spark_guard_refuses(spark_db, sql: str, named: str) -> None:
+    with pytest.raises(RefusedStatement) as info:
+        spark_db.execute(sql)
+    assert named.lower() in str(info.value).lower()
+
+
+@pytest.mark.integration
+def test_spark_scope_and_function_allow_list(spark_db) -> None:
+    from groundsql.errors import UnknownRelation
+
+    assert spark_db.execute("SELECT bround(sales, 1), xxhash64(title) FROM song WHERE song_id = 3").rows[0][0] == 0.8
+    assert spark_db.execute("SELECT id FROM range(3)").rows == [(0,), (1,), (2,)]
+    for sql, named in [("SELECT version()", "version"), ("SELECT user()", "user"),
+                       ("SELECT * FROM global_temp.shared", "system schema"),
+                       ("SELECT * FROM other_db.singer", "not part of the connected database"),
+                       ("SELECT * FROM other_catalog.default.singer", "another database")]:
+        with pytest.raises(RefusedStatement, match=named):
+            spark_db.execute(sql)
+    with pytest.raises(UnknownRelation):
+        spark_db.execute("SELECT * FROM singers")
+
+
+@pytest.mark.integration
+def test_refused_statements_changed_nothing(spark_db, spark_folder: Path) -> None:
+    before = sorted(p.name for p in spark_folder.rglob("*"))
+    for sql, _ in FORBIDDEN:
+        with pytest.raises(RefusedStatement):
+            spark_db.execute(sql)
+    assert sorted(p.name for p in spark_folder.rglob("*")) == before
+    assert spark_db.execute("SELECT COUNT(*) FROM singer").rows == [(4,)]
+    assert not Path("/tmp/out").exists()
+
+
+@pytest.mark.integration
+def test_catalog_tables_and_views_of_a_database(spark_session) -> None:
+    from groundsql.catalog import introspect
+    from groundsql.db import Database
+
+    name = f"gsql_{uuid.uuid4().hex[:8]}"
+    spark_session.sql(f"CREATE DATABASE {name}")
+    try:
+        spark_session.sql(f"CREATE TABLE {name}.city (city_id INT, name STRING COMMENT 'official name') "
+                          "USING parquet COMMENT 'cities we serve'")
+        spark_session.sql(f"INSERT INTO {name}.city VALUES (1, 'Lyon'), (2, 'Porto')")
+        spark_session.sql(f"CREATE VIEW {name}.big_city AS SELECT name FROM {name}.city WHERE city_id > 1")
+        with Database(f"spark+local://?database={name}") as db:
+            schema = introspect(db)
+            city, view = schema.table("city"), schema.table("big_city")
+            assert city is not None and not city.is_view and city.comment == "cities we serve"
+            assert [(c.name, c.type) for c in city.columns] == [("city_id", "INT"), ("name", "STRING")]
+            assert city.columns[1].comment == "official name"
+            assert view is not None and view.is_view
+            assert db.execute("SELECT * FROM big_city").rows == [("Porto",)]
+    finally:
+        spark_session.sql(f"DROP DATABASE {name} CASCADE")
+
+
+@pytest.mark.integration
+def test_profile_samples_large_tables_with_tablesample(spark_db) -> None:
+    from groundsql.catalog import introspect
+    from groundsql.catalog.profile import ProfileOptions, profile_table
+
+    song = introspect(spark_db).table("song")
+    scan = profile_table(spark_db, song, ProfileOptions(sample_threshold=100, sample_size=60))
+    profile = scan.profile
+    assert profile.row_count == 300 and profile.sampled and not profile.errors
+    assert 0 < (profile.sample_size or 0) < 300
+    sales = next(c for c in profile.columns if c.name == "sales")
+    assert sales.physical_type == "float" and sales.min is not None
+    full = profile_table(spark_db, introspect(spark_db).table("singer")).profile
+    country = next(c for c in full.columns if c.name == "country")
+    assert full.row_count == 4 and not full.sampled and country.distinct_count == 3 and country.sample_values
+
+
+@pytest.mark.integration
+def test_cli_sql_and_profile_on_spark(spark_folder: Path, tmp_path: Path, monkeypatch) -> None:
+    from groundsql.cli import cli
+
+    monkeypatch.setenv("GROUNDSQL_CACHE_DIR", str(tmp_path / "cache"))
+    runner = CliRunner()
+    url = f"spark+local://{spark_folder}"
+    done = runner.invoke(cli, ["sql", "--db", url, "SELECT name FROM singer WHERE age > 40 ORDER BY name"])
+    assert done.exit_code == 0, done.output
+    assert "Bo" in done.output and "Joe" in done.output and "Ann" not in done.output
+    refused = runner.invoke(cli, ["sql", "--db", url, "SELECT reflect('java.lang.System', 'exit', 0)"])
+    assert refused.exit_code != 0 and "reflect" in refused.output
+    profiled = runner.invoke(cli, ["profile", "--db", url, "--no-cache"])
+    assert profiled.exit_code == 0, profiled.output
+    assert "singer" in profiled.output and "song" in profiled.output
+
+
+@pytest.mark.integration
+def test_ask_on_spark_with_a_scripted_model(spark_db) -> None:
+    from groundsql.api import ask
+    from groundsql.models import ScriptedModel
+
+    model = ScriptedModel(["```sql\nSELECT COUNT(*) FROM singer WHERE country = 'France'\n```"])
+    answer = ask("How many singers are from France?", spark_db, model=model, preset="baseline")
+    prompt = model.calls[0]["messages"][-1]["content"]
+    assert "Spark SQL" in "\n".join(m["content"] for m in model.calls[0]["messages"])
+    assert "singer" in prompt and "country" in prompt
+    assert answer.result is not None and answer.result.rows == [(2,)] and answer.error is None
+
+
+# -- Spark Connect -----------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def connect_server(tmp_path_factory):
+    """A Spark Connect server on a free port, started from pyspark's own distribution (a second JVM)."""
+    import os
+    import shutil
+    import socket
+    import subprocess
+
+    pytest.importorskip("pyspark", reason="pyspark is not installed (pip install 'groundsql[spark]')")
+    for module in ("pyarrow", "grpc", "google.rpc", "zstandard", "pandas"):
+        pytest.importorskip(module, reason="Spark Connect needs pip install 'groundsql[spark]' (pyspark[connect])")
+    if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
+        pytest.skip("Spark needs Java 17 or newer")
+    import pyspark
+
+    home = Path(pyspark.__file__).parent
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    log = tmp_path_factory.mktemp("connect") / "server.log"
+    with log.open("w") as out:
+        server = subprocess.Popen(
+            [str(home / "bin" / "spark-submit"), "--class", "org.apache.spark.sql.connect.service.SparkConnectServer",
+             "--master", "local[1]", "--driver-memory", "512m", "--conf", f"spark.connect.grpc.binding.port={port}",
+             "--conf", "spark.ui.enabled=false", "--conf", "spark.sql.shuffle.partitions=1", "spark-internal"],
+            stdout=out, stderr=subprocess.STDOUT, env={**os.environ, "SPARK_HOME": str(home)})
+    try:
+        deadline = time.monotonic() + 150
+        while "Spark Connect server started" not in log.read_text():
+            if server.poll() is not None or time.monotonic() > deadline:
+                pytest.skip(f"the Spark Connect server did not start: {log.read_text()[-300:]}")
+            time.sleep(1)
+        yield f"sc://127.0.0.1:{port}"
+    finally:
+        server.terminate()
+        try:
+            server.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            server.kill()
+
+
+@pytest.mark.integration
+@pytest.mark.slow
+def test_spark_connect_end_to_end(connect_server: str) -> None:
+    from groundsql.catalog import introspect
+    from groundsql.db import Database
+
+    with Database(connect_server, timeout_s=120) as db:
+        assert db.mode == "connect" and db.display == connect_server
+        db.session.sql("CREATE OR REPLACE TEMP VIEW singer AS SELECT * FROM VALUES (1, 'Joe', 'France'), "
+                       "(2, 'Ann', 'France'), (3, 'Bo', 'Netherlands') AS t(singer_id, name, country)")
+        result = db.execute("SELECT country, COUNT(*) AS n FROM singer GROUP BY country ORDER BY n DESC")
+        assert result.rows[0] == ("France", 2)
+        assert [c.name for c in introspect(db).table("singer").columns] == ["singer_id", "name", "country"]
+        with pytest.raises(RefusedStatement, match="reflect"):
+            db.execute("SELECT reflect('java.lang.System', 'exit', 0)")
+        started = time.perf_counter()
+        with pytest.raises(QueryTimeout):  # cancelled through the query's Spark Connect tag
+            db.execute("SELECT COUNT(*) FROM range(0, 100000000000) a", timeout_s=2)
+        assert time.perf_counter() - started < 30
+        assert db.execute("SELECT COUNT(*) FROM singer").rows == [(3,)]

@@ -1,0 +1,198 @@
+"""Cross-engine evaluation: gold SQL transpiled by sqlglot, Spider databases copied into DuckDB, PostgreSQL,
+MariaDB and Spark (`eval load`), questions asked of the copies (`eval run --engine`), predictions read and
+scored in the copy's dialect."""
+
+from __future__ import annotations
+
+import decimal
+import json
+import uuid
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from groundsql.evaluation.load import DOUBLE, INTEGER, TEXT, _column_kind, engine_url, load_into, url_dialect
+from groundsql.evaluation.scoring import comparable
+from groundsql.evaluation.transpile import GoldNotTranspilable, transpile_gold
+from tests.conftest import MYSQL_ADMIN_URL, PG_ADMIN_URL, _admin_engine
+
+SMALL_DBS = ["concert_singer", "pets_1"]
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize(("gold", "dialect", "expected"), [
+    ('SELECT name FROM singer WHERE country = "France"', "postgres",
+     "SELECT name FROM singer WHERE country = 'France'"),
+    ('SELECT T1.Name FROM Singer AS T1 WHERE T1."Age" > 30', "postgres",
+     'SELECT t1.name FROM singer AS t1 WHERE t1."age" > 30'),
+    ("SELECT count(*) FROM singer GROUP BY Country", "mysql", "SELECT COUNT(*) FROM singer GROUP BY country"),
+    ("SELECT name FROM singer WHERE name LIKE '%al%'", "postgres",
+     "SELECT name FROM singer WHERE name ILIKE '%al%'"),
+    ("SELECT name FROM singer WHERE name NOT LIKE 'a%'", "mysql",
+     "SELECT name FROM singer WHERE LOWER(name) NOT LIKE LOWER('a%')"),
+    ("SELECT strftime('%Y', birth) FROM singer", "spark",
+     "SELECT DATE_FORMAT(CAST(birth AS TIMESTAMP), 'yyyy') FROM singer"),
+])
+def test_transpile_gold(gold: str, dialect: str, expected: str) -> None:
+    assert transpile_gold(gold, dialect, {"name", "singer", "country", "age", "birth"}) == expected
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize("gold", ["SELECT name FROM singer WHERE name GLOB 'J*'", "SELECT julianday(a) FROM t",
+                                  "SELECT FROM WHERE"])
+def test_untranspilable_gold_is_named(gold: str) -> None:
+    with pytest.raises(GoldNotTranspilable):
+        transpile_gold(gold, "postgres")
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize(("declared", "values", "kind", "changed"), [
+    ("INTEGER", [1, 2], INTEGER, False),
+    ("int", [1, 2.5], DOUBLE, True),
+    ("INT", [1, "n/a"], TEXT, True),
+    ("varchar(20)", ["a", 3], TEXT, False),
+    ("", [1, 2], INTEGER, False),
+    ("", [1, 2.5], DOUBLE, False),
+    ("number", [1.5], DOUBLE, False),
+    ("bool", ["T", "F"], TEXT, True),
+])
+def test_column_types_follow_the_values(declared, values, kind, changed) -> None:
+    found, note = _column_kind(declared, values)
+    assert found == kind and (note is not None) == changed
+
+
+@pytest.mark.unit
+def test_values_compare_across_engines() -> None:
+    assert comparable([(decimal.Decimal("38.7500000000000000"), 2.0, True)]) == [(38.75, 2, 1)]
+    assert comparable([(1 / 3,)]) == comparable([(decimal.Decimal("0.33333333333333333333"),)])
+
+
+@pytest.mark.unit
+def test_url_templates() -> None:
+    assert engine_url("postgresql://u@h/spider_{db_id}", "pets_1") == "postgresql://u@h/spider_pets_1"
+    assert [url_dialect(u) for u in ("postgresql://h/x", "mysql://h/x", "duckdb:///x/{db_id}.duckdb",
+                                     "spark+local:///x/{db_id}")] == ["postgres", "mysql", "duckdb", "spark"]
+
+
+# -- copies in real engines ---------------------------------------------------------------------------
+
+
+def _gold_predictions(spider_dir: Path, path: Path, db_ids: list[str], extra: dict[int, str] | None = None) -> Path:
+    questions = json.loads((spider_dir / "dev.json").read_text())
+    with path.open("w") as handle:
+        for index, q in enumerate(questions):
+            if q["db_id"] in db_ids:
+                handle.write(json.dumps({"id": index, "sql": (extra or {}).get(index, q["query"])}) + "\n")
+    return path
+
+
+def _check_copy_run(spider_dir: Path, template: str, tmp_path: Path, db_ids: list[str], *,
+                    extra: dict[int, str] | None = None, **filters) -> dict:
+    """Gold SQL of the SQLite dataset, used as predictions on the copies: every question whose gold the copy
+    answers must be right, and the others must be reported."""
+    from groundsql.evaluation import evaluate
+
+    predictions = _gold_predictions(spider_dir, tmp_path / "preds.jsonl", db_ids, extra)
+    summary = evaluate(spider_dir, predictions=predictions, engine=template, db=db_ids, out=tmp_path / "run",
+                       report=False, **filters)
+    records = [json.loads(line) for line in (tmp_path / "run" / "results.jsonl").read_text().splitlines()]
+    excluded = [r for r in records if r.get("excluded")]
+    assert summary["n"] + len(excluded) == len(records)
+    assert summary["n"] > 0 and summary["correct"] == summary["n"], [r for r in records if r["correct"] is False]
+    assert all(r["error"] and r["excluded"] in ("untranspilable", "gold_error", "gold_mismatch") for r in excluded)
+    assert summary.get("excluded", {"n": 0})["n"] == len(excluded)
+    assert json.loads((tmp_path / "run" / "summary.json").read_text())["run"]["engine"]
+    return summary
+
+
+@pytest.mark.integration
+def test_duckdb_copy_keeps_keys_and_answers_the_gold(spider_dir: Path, tmp_path: Path) -> None:
+    from groundsql.catalog import introspect
+    from groundsql.db import Database
+
+    template = f"duckdb:///{tmp_path}/copies/{{db_id}}.duckdb"
+    report = load_into(spider_dir, template, db_ids=SMALL_DBS)
+    concert = report.databases[0]
+    assert concert.error is None and concert.tables == 4 and concert.primary_keys == 4 and concert.foreign_keys >= 1
+    assert any("singer.is_male" in c.lower() and "stored as TEXT" in c for c in concert.changes)
+    assert any("concert.stadium_id" in c and "stored as INTEGER" in c for c in concert.changes)
+    with Database(engine_url(template, "concert_singer")) as db:
+        schema = introspect(db)
+        singer = schema.table("singer")
+        assert singer is not None and singer.primary_key == ["singer_id"]
+        assert [c.name for c in singer.columns][:2] == ["singer_id", "name"]
+    # The copy is checked: a second load without --replace refuses to overwrite it.
+    again = load_into(spider_dir, template, db_ids=["pets_1"])
+    assert again.databases[0].error and "--replace" in again.databases[0].error
+    # A prediction only DuckDB reads (a regex operator) is scored in DuckDB's dialect, not as SQLite.
+    questions = json.loads((spider_dir / "dev.json").read_text())
+    index = next(i for i, q in enumerate(questions)
+                 if q["query"] == "SELECT count(*) FROM singer" and q["db_id"] == "concert_singer")
+    _check_copy_run(spider_dir, template, tmp_path, SMALL_DBS,
+                    extra={index: "SELECT count(*) FROM singer WHERE name ~ '.*'"})
+
+
+@pytest.mark.integration
+def test_postgres_copy(spider_dir: Path, tmp_path: Path) -> None:
+    import sqlalchemy as sa
+
+    admin = _admin_engine(PG_ADMIN_URL)
+    prefix = f"groundsql_test_{uuid.uuid4().hex[:8]}_"
+    template = PG_ADMIN_URL.rsplit("/", 1)[0] + f"/{prefix}{{db_id}}"
+    try:
+        report = load_into(spider_dir, template, db_ids=SMALL_DBS)
+        assert [d.error for d in report.databases] == [None, None]
+        assert report.databases[0].foreign_keys >= 1 and report.databases[1].foreign_keys == 2
+        _check_copy_run(spider_dir, template, tmp_path, SMALL_DBS)
+    finally:
+        with admin.connect() as conn:
+            for db_id in SMALL_DBS:
+                conn.execute(sa.text(f'DROP DATABASE IF EXISTS "{prefix}{db_id}" WITH (FORCE)'))
+        admin.dispose()
+
+
+@pytest.mark.integration
+def test_mariadb_copy(spider_dir: Path, tmp_path: Path) -> None:
+    pytest.importorskip("pymysql")
+    import sqlalchemy as sa
+
+    admin = _admin_engine(MYSQL_ADMIN_URL)
+    prefix = f"groundsql_test_{uuid.uuid4().hex[:8]}_"
+    template = f"{MYSQL_ADMIN_URL.rstrip('/')}/{prefix}{{db_id}}"
+    try:
+        report = load_into(spider_dir, template, db_ids=SMALL_DBS)
+        assert [d.error for d in report.databases] == [None, None]
+        assert report.databases[1].primary_keys == 2 and report.databases[1].foreign_keys == 2
+        _check_copy_run(spider_dir, template, tmp_path, SMALL_DBS)
+    finally:
+        with admin.connect() as conn:
+            for db_id in SMALL_DBS:
+                conn.execute(sa.text(f"DROP DATABASE IF EXISTS `{prefix}{db_id}`"))
+        admin.dispose()
+
+
+@pytest.mark.integration
+def test_spark_copy(spider_dir: Path, tmp_path: Path, spark_session) -> None:
+    template = f"spark+local://{tmp_path}/spark/{{db_id}}"
+    report = load_into(spider_dir, template, db_ids=["singer"])
+    entry = report.databases[0]
+    assert entry.error is None and entry.tables == 2 and entry.rows == 16
+    assert any("Spark tables have no key constraints" in c for c in entry.changes)
+    assert (tmp_path / "spark" / "singer" / "song").is_dir()
+    summary = _check_copy_run(spider_dir, template, tmp_path, ["singer"], limit=5)
+    assert summary["n"] >= 3
+
+
+@pytest.mark.integration
+def test_cli_eval_load(spider_dir: Path, tmp_path: Path) -> None:
+    from groundsql.cli import cli
+
+    report = tmp_path / "load.md"
+    done = CliRunner().invoke(cli, ["eval", "load", str(spider_dir), "--db", "pets_1", "--into",
+                                    f"duckdb:///{tmp_path}/{{db_id}}.duckdb", "--report", str(report)])
+    assert done.exit_code == 0, done.output
+    assert "| pets_1 |" in done.output and (tmp_path / "pets_1.duckdb").is_file()
+    assert "names in lower case" in report.read_text()
+    several = CliRunner().invoke(cli, ["eval", "load", str(spider_dir), "--into", f"duckdb:///{tmp_path}/one.duckdb"])
+    assert several.exit_code != 0 and "{db_id}" in several.output

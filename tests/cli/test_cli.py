@@ -138,5 +138,5 @@ def test_ask_refuses_bad_options_before_opening_anything(args: list[str], messag
 
 def test_flags_a_preset_cannot_use_are_refused(demo_db: Path) -> None:
     result = run("ask", "how many?", "--db", str(demo_db), "--clarify")
-    assert result.exit_code == 2 and "--clarify has no effect with preset 'refine'; use it with apex, auto, ssev" in \
+    assert result.exit_code == 2 and "--clarify has no effect with preset 'refine'; use it with apex, auto, recap, ssev" in \
         result.output

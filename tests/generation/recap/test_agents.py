@@ -100,6 +100,17 @@ def test_plan_critique_verdict_and_a_change_without_reasons(music_db):
     assert not critique_plan(ctx, Plan(steps=["list singers"]), "schema").update_plan
 
 
+def test_knowledge_retriever_reads_the_knowledge_folder_beside_the_database(music_db):
+    folder = music_db.parent / f"{music_db.name}.knowledge"
+    folder.mkdir()
+    (folder / "rules.yaml").write_text("- text: A French singer is one whose country is 'France'.\n"
+                                       "- text: Sales are counted in thousands of units.\n")
+    ctx = _ctx(music_db, ScriptedModel(), evidence="Age is in years.")
+    found = retrieve_knowledge(ctx, top_k=2)
+    assert found[0] == "A French singer is one whose country is 'France'." and len(found) == 2
+    assert ctx.trace.notes("knowledge.retrieve")
+
+
 def test_syntax_retriever_asks_the_model_and_takes_notes_from_groundsql(music_db):
     script = AgentScript(syntax=['{"needed": false, "topics": ["dates"]}',
                                  '{"needed": true, "topics": ["Dates", "poetry", "dates", "nulls"]}'])
@@ -108,6 +119,7 @@ def test_syntax_retriever_asks_the_model_and_takes_notes_from_groundsql(music_db
     notes = retrieve_syntax(ctx, Plan(steps=["x"]))
     assert list(notes) == ["dates", "nulls"] and "strftime" in notes["dates"]
     assert "DATEDIFF" in dialect_notes("mysql", ["dates"])["dates"]
+    assert set(dialect_notes("postgres", ["concat", "quoting"])) == {"concat", "quoting"}
 
 
 # -- action agent ------------------------------------------------------------------------------------------------

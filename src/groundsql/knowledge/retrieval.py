@@ -29,13 +29,13 @@ MIN_RATIO = 0.5
 MIN_SCORE = 0.5
 
 
-def words(text: str) -> list[str]:
-    """Lower-case word stems of `text` without stopwords."""
+def words(text: str, stopwords: frozenset[str] = STOPWORDS) -> list[str]:
+    """Lower-case word stems of `text` without `stopwords`."""
     spaced = _CAMEL.sub(" ", text.replace("_", " "))
     found = []
     for word in _WORD.findall(spaced):
         lowered = word.lower()
-        if lowered in STOPWORDS:
+        if lowered in stopwords:
             continue
         if len(lowered) > 3 and lowered.endswith("s") and not lowered.endswith("ss"):
             lowered = lowered[:-1]
@@ -57,8 +57,9 @@ class BM25:
         n = len(self.documents)
         self.idf = {term: math.log(1 + (n - df + 0.5) / (df + 0.5)) for term, df in frequency.items()}
 
-    def scores(self, query: Iterable[str]) -> list[float]:
-        terms = list(dict.fromkeys(query))
+    def scores(self, query: Iterable[str], *, unique: bool = True) -> list[float]:
+        """One score per document; with `unique`, a word repeated in the query counts once."""
+        terms = list(dict.fromkeys(query)) if unique else list(query)
         result = []
         for doc, length in zip(self.documents, self.lengths):
             score = 0.0

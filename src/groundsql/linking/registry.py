@@ -118,3 +118,23 @@ def _fits_budget(ctx: Context, subset: SchemaSubset | None, budget: int | None) 
     from groundsql.linking.budget import schema_tokens
 
     return schema_tokens(ctx) <= int(budget)
+
+
+def link_or_whole(ctx: Context, options: LinkOptions, default: str) -> SchemaSubset:
+    """`link` with the `linker` option (else `default`) for a preset whose options mix in `LinkOptions` and
+    `LinkerChoice`; a linker failure falls back to the whole schema (an empty subset) rather than failing the
+    question. Without an explicit linker, a schema whose DDL fits `link_full_budget` (default
+    `DEFAULT_FULL_BUDGET`) is taken whole (AgentNLQ): agentic linking pays off only when the schema would crowd
+    the prompt."""
+    from groundsql.errors import GroundsqlError
+    from groundsql.linking.options import DEFAULT_FULL_BUDGET
+
+    budget = options.link_full_budget
+    if budget is None and not options.linker:
+        budget = DEFAULT_FULL_BUDGET
+    try:
+        return link(ctx, options.linker or default, full_budget=budget)
+    except (GroundsqlError, NotImplementedError) as exc:
+        log.warning("schema linking failed (%s); using the whole schema", exc)
+        ctx.trace.note("link", linker="failed", error=str(exc))
+        return SchemaSubset()

@@ -9,14 +9,13 @@ from pydantic import Field
 
 from groundsql.answer import Answer, Candidate
 from groundsql.context import Context
-from groundsql.errors import GroundsqlError
 from groundsql.generation.exploration import Budget, ExploreOptions, explore
 from groundsql.generation.paths import RealizationPaths, realization_paths
 from groundsql.generation.refinement import refine
 from groundsql.generation.schema_text import render_subset
 from groundsql.generation.tips import TipQuery, render_tips, retrieve
 from groundsql.generation.tree_repair import TreeRepairOptions
-from groundsql.linking.options import DEFAULT_FULL_BUDGET, LinkerChoice, LinkOptions
+from groundsql.linking.options import LinkerChoice, LinkOptions
 from groundsql.linking.subset import SchemaSubset
 from groundsql.pipelines.registry import preset
 from groundsql.selection import SelectionOptions, learn, select
@@ -107,21 +106,10 @@ def _repaired(ctx: Context, candidate: Candidate, schema_text: str, rounds: int,
 
 
 def _link(ctx: Context, options: ApexOptions) -> SchemaSubset:
-    """The linked subset; a linker failure falls back to the whole schema rather than failing the question.
+    """The linked subset (see `linking.link_or_whole`: a small schema is explored whole)."""
+    from groundsql.linking.registry import link_or_whole
 
-    Without an explicit `linker`, a schema whose DDL fits `link_full_budget` (default `DEFAULT_FULL_BUDGET`) is
-    explored whole (AgentNLQ): agentic linking only pays off when the schema would crowd the prompt."""
-    from groundsql.linking import link
-
-    budget = options.link_full_budget
-    if budget is None and not options.linker:
-        budget = DEFAULT_FULL_BUDGET
-    try:
-        return link(ctx, options.linker or "apex", full_budget=budget)
-    except (GroundsqlError, NotImplementedError) as exc:
-        log.warning("schema linking failed (%s); exploring the whole schema", exc)
-        ctx.trace.note("link", linker="failed", error=str(exc))
-        return SchemaSubset()
+    return link_or_whole(ctx, options, "apex")
 
 
 def _plan(ctx: Context) -> str:

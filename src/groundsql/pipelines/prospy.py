@@ -14,7 +14,7 @@ from groundsql.analysis.sandbox import SandboxLimits
 from groundsql.answer import Answer
 from groundsql.context import Context
 from groundsql.errors import GroundsqlError
-from groundsql.linking.options import DEFAULT_FULL_BUDGET, LinkerChoice, LinkOptions
+from groundsql.linking.options import LinkerChoice, LinkOptions
 from groundsql.linking.subset import SchemaSubset
 from groundsql.pipelines.registry import preset
 
@@ -76,17 +76,9 @@ def _profile(ctx: Context, options: ProspyOptions) -> None:
 
 def _link(ctx: Context, options: ProspyOptions) -> SchemaSubset:
     """Progressive pruning (ProSPy §3.2); a failure falls back to the whole schema."""
-    from groundsql.linking import link
+    from groundsql.linking.registry import link_or_whole
 
-    budget = options.link_full_budget
-    if budget is None and not options.linker:
-        budget = DEFAULT_FULL_BUDGET
-    try:
-        return link(ctx, options.linker or "progressive", full_budget=budget)
-    except (GroundsqlError, NotImplementedError) as exc:
-        log.warning("schema pruning failed (%s); using the whole schema", exc)
-        ctx.trace.note("link", linker="failed", error=str(exc))
-        return SchemaSubset()
+    return link_or_whole(ctx, options, "progressive")
 
 
 def _schema_text(ctx: Context, subset: SchemaSubset, options: ProspyOptions) -> str:

@@ -352,6 +352,9 @@ class _Job:
                 linked = answer.linked_schema
                 candidates = [c.sql for c in answer.candidates]
                 stages = dict(answer.stages)
+                record["confidence"] = answer.confidence  # for calibration (accuracy by confidence bucket)
+                if answer.warnings:
+                    record["warnings"] = list(answer.warnings)
         except ModelNotInstalled:
             raise  # no question can succeed; stop instead of recording the same failure everywhere
         except GroundsqlError as exc:
@@ -364,6 +367,9 @@ class _Job:
         if ctx.trace.notes("tree_repair"):  # rules that rewrote a query (kept or not), for per-rule counts
             record["tree_repairs"] = [note["rule"] for note in ctx.trace.notes("tree_repair")]
         paths = [n["path"] for n in ctx.trace.notes("agentnlq") if n.get("stage") == "outcome"]
+        decisions = [n["stage"] for n in ctx.trace.notes("auto") if n.get("stage")]
+        if decisions:  # auto: cheap, sanity-repair, escalate, no-escalation, abstain (its benchmark shares)
+            record["auto_path"] = decisions
         if paths:  # agentnlq: solved on the fast path, after escalation, or not at all (its benchmark shares)
             record["agentnlq_path"] = paths[-1]
         if self.options.stage == "link":

@@ -11,6 +11,7 @@ import pytest
 
 from groundsql.analysis.python_stage import read_result
 from groundsql.evaluation import Scorer, evaluate
+from groundsql.evaluation.report import write_report
 from groundsql.models.scripted import ScriptedModel
 from tests.conftest import make_music_db
 
@@ -79,6 +80,8 @@ def test_a_right_python_table_scores_right_though_its_views_alone_are_wrong(data
     assert summary["ex"] == 100.0
     assert summary["python_stage"] == {"answers": 1, "ran": 1, "ok": 1, "scored": 1, "correct": 1}
     assert summary["stages"] == {"view": {"n": 1, "ex": 0.0}, "python": {"n": 1, "ex": 100.0}}
+    report = write_report(tmp_path / "run").read_text()
+    assert "## Python stage" in report and "| 1 (100%) | 1 (100%) | 1 | 1 (100%) |" in report
 
 
 def test_a_wrong_python_table_scores_wrong_though_its_view_alone_is_right(dataset: Path, tmp_path: Path) -> None:

@@ -151,7 +151,7 @@ def _runs(args: argparse.Namespace) -> list[tuple[str, Path, dict[str, Any], lis
         config, records = load_run(run_dir)
         if records:
             found.append((_label(config, run_dir.name), run_dir, config, records))
-    order = {"baseline": 0, "refine": 1, "ssev": 2, "apex": 3}
+    order = {"baseline": 0, "refine": 1, "ssev": 2, "apex": 3, "prospy": 4}
     found.sort(key=lambda run: (order.get(run[2].get("preset"), 9), len(run[2].get("options") or {}), run[0]))
     return found
 
@@ -159,7 +159,7 @@ def _runs(args: argparse.Namespace) -> list[tuple[str, Path, dict[str, Any], lis
 def write_results(args: argparse.Namespace) -> str:
     """Rewrite accuracy.md and its plots from every run in --runs-dir with this sample; returns the Markdown."""
     from groundsql.evaluation import summarize
-    from groundsql.evaluation.report import plot_comparison, summary_table
+    from groundsql.evaluation.report import plot_comparison, python_stage_table, summary_table
 
     runs = _runs(args)
     full = [(label, summarize(records, config)) for label, _, config, records in runs if len(records) >= args.n]
@@ -197,6 +197,12 @@ def write_results(args: argparse.Namespace) -> str:
             steps = " → ".join(f"{name} {v['ex']:.1f}" for name, v in summary["stages"].items())
             lines.append(f"| {label} | {summary['n']} | {steps} |")
         lines.append("")
+    python = python_stage_table([(label, summarize(records, config)) for label, _, config, records in runs])
+    if python:
+        lines += ["## The Python stage (prospy)", "",
+                  "How often the Python stage ran (the model wrote code over the fetched views), how often it "
+                  "produced a valid result table (of the runs), and how many answers were scored as that table "
+                  "(`scored: python_table` in the records) and right.", ""] + python + [""]
     if runs:
         lines += ["## Failures of the wrong answers", "",
                   "| run | n | execution_error | wrong | empty | superset | malformed |",

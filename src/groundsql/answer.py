@@ -51,6 +51,9 @@ class Answer:
     # them into `result` (None when a view answered by itself).
     views: list[dict[str, Any]] = field(default_factory=list)
     python_code: str | None = None
+    # Where `result` came from: "sql" (running `sql` gives it) or "python" (computed by the Python stage from
+    # the views; `sql` is then only the script of those views). Evaluation scores a "python" result as a table.
+    result_source: str = "sql"
 
     def to_dict(self, *, include_trace: bool = False) -> dict[str, Any]:
         """The JSON shape `groundsql ask --json` prints."""
@@ -85,6 +88,8 @@ class Answer:
             data["views"] = [dict(v) for v in self.views]
         if self.python_code is not None:
             data["python_code"] = self.python_code
+        if self.result_source != "sql":
+            data["result_source"] = self.result_source
         if include_trace:
             data["trace"] = self.trace.to_list()
         return data

@@ -15,7 +15,8 @@ QUESTIONS = json.loads((Path(__file__).resolve().parents[2] / "benchmarks" / "an
 
 
 def test_the_set_is_in_spider_format() -> None:
-    assert len(QUESTIONS) >= 12
+    assert len(QUESTIONS) == 30
+    assert len({item["question"] for item in QUESTIONS}) == 30
     for item in QUESTIONS:
         assert set(item) == {"db_id", "question", "query"} and item["db_id"] in ("demo", "chinook")
 

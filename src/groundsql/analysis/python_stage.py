@@ -8,7 +8,6 @@ import io
 import logging
 import re
 from dataclasses import dataclass, field
-from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -16,7 +15,7 @@ from groundsql.analysis.fetching import Fetch
 from groundsql.analysis.sandbox import SandboxLimits, run_python
 from groundsql.context import Context
 from groundsql.db import Result
-from groundsql.db.result import json_safe
+from groundsql.db.result import json_safe, value_from_text
 from groundsql.errors import ModelError
 from groundsql.prompts import render
 
@@ -72,6 +71,7 @@ def analyse(ctx: Context, fetch: Fetch, options: PythonOptions | None = None) ->
                              max_tokens=options.max_tokens).text
         except ModelError as exc:
             analysis.error = f"the model failed: {exc}"
+            ctx.trace.note("prospy.python", attempt=attempt + 1, ok=False, problem=analysis.error)
             break
         code = extract_code(reply)
         analysis.code, analysis.attempts = code, attempt + 1
@@ -117,25 +117,11 @@ def read_result(data: bytes | None) -> tuple[Result | None, str | None]:
     columns = rows[0]
     if columns and columns[0] in ("", "Unnamed: 0"):
         log.debug("result.csv has an index column; keeping it as written")
-    body = [tuple(_typed(cell) for cell in row) for row in rows[1:] if row]
+    body = [tuple(value_from_text(cell) for cell in row) for row in rows[1:] if row]
     table = Result(columns=columns, rows=body)
     if not body:
         return table, "result.csv has a header but no rows; check the filters, or keep it if no row is right"
     return table, None
-
-
-def _typed(cell: str) -> Any:
-    if cell == "":
-        return None
-    try:
-        return int(cell)
-    except ValueError:
-        pass
-    try:
-        value = float(cell)
-    except ValueError:
-        return cell
-    return int(value) if value.is_integer() and "." not in cell and "e" not in cell.lower() else value
 
 
 def _files_text(fetch: Fetch, preview_rows: int) -> str:

@@ -51,6 +51,22 @@ class Result:
         return "\n".join(lines)
 
 
+def value_from_text(cell: str) -> Any:
+    """A CSV cell as the value it spells: "" is NULL, whole numbers are ints, other numbers floats, else text
+    (how a table written as CSV, e.g. by the Python stage, is read back)."""
+    if cell == "":
+        return None
+    try:
+        return int(cell)
+    except ValueError:
+        pass
+    try:
+        value = float(cell)
+    except ValueError:
+        return cell
+    return int(value) if value.is_integer() and "." not in cell and "e" not in cell.lower() else value
+
+
 def json_safe(value: Any) -> Any:
     if value is None or isinstance(value, (bool, int, float, str)):
         return value

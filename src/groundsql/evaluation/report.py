@@ -51,6 +51,8 @@ def write_report(run_dir: str | Path) -> Path:
             if row:
                 lines.append(f"| {level} | {row['n']} | {row['srr']:.1f} | {row['nsr']:.1f} | {row['nsp']:.1f} | "
                              f"{row['nsf']:.1f} |")
+    if summary.get("python_stage"):
+        lines += ["", "## Python stage", ""] + python_stage_table([(label, summary)])
     usage = summary["usage"]
     lines += ["", "## Cost and latency", "",
               "| | prompt tokens | completion tokens | model calls | DB queries |", "|---|---:|---:|---:|---:|",
@@ -84,6 +86,24 @@ def summary_table(rows: list[tuple[str, dict[str, Any]]]) -> list[str]:
                   f"{s['latency_s']['p90']:.2f}", f"{s['latency_s']['p95']:.2f}"]
         lines.append("| " + " | ".join(cells) + " |")
     return lines
+
+
+def python_stage_table(rows: list[tuple[str, dict[str, Any]]]) -> list[str]:
+    """Markdown table of how often the Python stage (`prospy`) ran and succeeded, for runs that have one."""
+    lines = ["| run | n | Python ran | Python succeeded | answers scored as the Python table | of those right |",
+             "|---|---:|---:|---:|---:|---:|"]
+    for label, s in rows:
+        stage = s.get("python_stage")
+        if not stage:
+            continue
+        n = s["n"]
+
+        def share(count: int, total: int) -> str:
+            return f"{count} ({100.0 * count / total:.0f}%)" if total else str(count)
+
+        lines.append(f"| {label} | {n} | {share(stage['ran'], n)} | {share(stage['ok'], stage['ran'])} | "
+                     f"{stage['scored']} | {share(stage['correct'], stage['scored'])} |")
+    return lines if len(lines) > 2 else []
 
 
 def _num(value: float | None) -> str:

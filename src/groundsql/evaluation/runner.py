@@ -12,7 +12,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from groundsql.db import Database
+from groundsql.answer import Answer
+from groundsql.db import Database, Result
 from groundsql.errors import ConfigError, GroundsqlError, ModelNotInstalled
 from groundsql.evaluation.datasets import Dataset, Question, load_dataset, select
 from groundsql.evaluation.linking import Schema, gold_schema, linking_scores
@@ -28,6 +29,7 @@ from groundsql.evaluation.scoring import Scorer
 from groundsql.evaluation.summary import summarize
 from groundsql.models import Model, load_model
 from groundsql.options import Options, parse_options
+from groundsql.trace import Trace
 
 log = logging.getLogger("groundsql")
 
@@ -337,6 +339,7 @@ class _Job:
         linked: Schema | None = None
         candidates: list[str] = []
         stages: dict[str, str] = {}
+        table: Result | None = None  # a final table computed outside SQL, scored instead of the SQL
         try:
             if self.options.stage == "link":
                 from groundsql.knowledge import prepare
@@ -355,6 +358,10 @@ class _Job:
                 record["confidence"] = answer.confidence  # for calibration (accuracy by confidence bucket)
                 if answer.warnings:
                     record["warnings"] = list(answer.warnings)
+                if answer.python_code is not None or answer.views:
+                    record["python"] = _python_stage(answer, ctx.trace)
+                if answer.result_source == "python":
+                    table = answer.result
         except ModelNotInstalled:
             raise  # no question can succeed; stop instead of recording the same failure everywhere
         except GroundsqlError as exc:
@@ -376,18 +383,24 @@ class _Job:
             record["correct"] = None
             self._link_scores(q, record, linked)
             return record
-        self._score(q, record, linked, candidates, stages)
+        self._score(q, record, linked, candidates, stages, table)
         return record
 
     def _score(self, q: Question, record: dict[str, Any], linked: Schema | None, candidates: list[str],
-               stages: dict[str, str] | None = None) -> None:
+               stages: dict[str, str] | None = None, table: Result | None = None) -> None:
+        """Score the answer's SQL by running it; or, when the answer's final table did not come from its SQL
+        (`table`), that table itself (recorded as `scored: python_table`)."""
         location, gold_sql = self.location(q), record.get("engine_gold_sql") or q.gold_sql
-        verdict = self.scorer.score(location, gold_sql, record["sql"])
+        if table is not None:
+            verdict = self.scorer.score_table(location, gold_sql, table)
+            record["scored"] = "python_table"
+        else:
+            verdict = self.scorer.score(location, gold_sql, record["sql"])
         record["correct"] = verdict.correct
         record["failure"] = verdict.failure
         if verdict.error and not record.get("error"):
             record["error"] = verdict.error
-        marked: dict[str, bool] = {record["sql"]: verdict.correct}
+        marked: dict[str, bool] = {} if table is not None else {record["sql"]: verdict.correct}
 
         def correct(sql: str) -> bool:
             if sql not in marked:
@@ -396,6 +409,8 @@ class _Job:
 
         if stages:
             record["stages"] = {name: {"sql": sql, "correct": correct(sql)} for name, sql in stages.items()}
+            if table is not None:  # the last stage is the answer: the Python table
+                record["stages"]["python"] = {"sql": None, "correct": verdict.correct}
         if len(candidates) > 1:
             marks = [correct(sql) for sql in candidates]
             record["candidates"] = [{"sql": sql, "correct": ok} for sql, ok in zip(candidates, marks)]
@@ -480,6 +495,12 @@ class EngineGold:
         with self._lock:
             self._names[path] = found
         return found
+
+
+def _python_stage(answer: Answer, trace: Trace) -> dict[str, Any]:
+    """Whether the answer's Python stage ran, how many attempts it made, and whether its table is the answer."""
+    return {"ran": answer.python_code is not None, "attempts": len(trace.notes("prospy.python")),
+            "ok": answer.result_source == "python"}
 
 
 def _engine_display(template: str) -> str:

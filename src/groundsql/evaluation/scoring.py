@@ -18,6 +18,7 @@ import sqlglot
 from sqlglot.errors import SqlglotError
 
 from groundsql.db import Database, Result
+from groundsql.db.result import value_from_text
 from groundsql.errors import DatabaseError, RefusedStatement
 from groundsql.evaluation.matching import (
     bird_equal,
@@ -106,6 +107,35 @@ class Scorer:
             verdict.failure = classify(gold.rows, predicted.rows)
         return verdict
 
+    def score_table(self, db_path: Path | str | None, gold_sql: str, table: Result | None) -> Verdict:
+        """Score a final table the answer computed outside SQL (the `prospy` Python stage) against the gold
+        result, with the rules `score` applies to a query's result (rows, column permutations, order only when
+        the gold has ORDER BY).
+
+        The table was read back from CSV, so both sides are compared as CSV carries them: the gold's text cells
+        that spell numbers become numbers, and numbers are rounded to 4 places (`comparable`), as pandas and
+        SQLite may sum floats in a different order.
+        """
+        if table is None:
+            return Verdict(correct=False, failure="malformed", error="the answer has no final table")
+        if db_path is None:
+            return Verdict(correct=False, failure="execution_error",
+                           error="the database file is not available, so the gold result cannot be computed")
+        try:
+            database = self._database(db_path)
+        except DatabaseError as exc:
+            return Verdict(correct=False, failure="execution_error", error=str(exc))
+        gold = self._gold_result(db_path, gold_sql)
+        if isinstance(gold, str):
+            return Verdict(correct=False, failure="execution_error", error=f"gold SQL failed: {gold}")
+        gold_rows = comparable([tuple(_as_csv_value(v) for v in row) for row in gold.rows])
+        table_rows = comparable([tuple(row) for row in table.rows])
+        verdict = Verdict(correct=self._match(gold_rows, table_rows, gold_sql, database.dialect),
+                          gold_rows=gold.row_count, predicted_rows=table.row_count)
+        if not verdict.correct:
+            verdict.failure = classify(gold_rows, table_rows)
+        return verdict
+
     def close(self) -> None:
         for database in self._databases.values():
             database.close()
@@ -119,6 +149,9 @@ class Scorer:
         gold_rows, predicted_rows = gold.rows, predicted.rows
         if dialect != "sqlite":
             gold_rows, predicted_rows = comparable(gold_rows), comparable(predicted_rows)
+        return self._match(gold_rows, predicted_rows, gold_sql, dialect)
+
+    def _match(self, gold_rows: list[tuple], predicted_rows: list[tuple], gold_sql: str, dialect: str) -> bool:
         if self.rules == "bird":
             return bird_equal(gold_rows, predicted_rows)
         return spider_equal(gold_rows, predicted_rows, order_matters=has_order_by(gold_sql, dialect))
@@ -191,6 +224,11 @@ def _comparable(value: object) -> object:
     if isinstance(value, (bytearray, memoryview)):
         return bytes(value)
     return value
+
+
+def _as_csv_value(value: object) -> object:
+    """A gold cell as it reads back from CSV (text that spells a number is that number; "" is NULL)."""
+    return value_from_text(value) if isinstance(value, str) else value
 
 
 def _parses(sql: str, dialect: str = "sqlite") -> bool:

@@ -67,6 +67,13 @@ def summarize(records: list[dict[str, Any]], config: dict[str, Any] | None = Non
                                                len(staged))}
                              for name in names}
 
+    python = [r["python"] for r in records if r.get("python")]
+    if python:  # prospy: how often the Python stage ran, and how often its table was the (scored) answer
+        tables = [r for r in records if r.get("scored") == "python_table"]
+        summary["python_stage"] = {"answers": len(python), "ran": sum(1 for p in python if p.get("ran")),
+                                   "ok": sum(1 for p in python if p.get("ok")), "scored": len(tables),
+                                   "correct": sum(1 for r in tables if r.get("correct"))}
+
     failures = Counter(r.get("failure") for r in records if not r.get("correct"))
     summary["failures"] = {f: failures.get(f, 0) for f in FAILURES if failures.get(f)}
     summary["pipeline_errors"] = sum(1 for r in records if r.get("pipeline_error"))

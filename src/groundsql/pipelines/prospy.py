@@ -122,6 +122,7 @@ def _answer(ctx: Context, fetch: Fetch, analysis: Analysis | None, subset: Schem
         if analysis.ok:
             answer.sql = _script(fetch.views)
             answer.result = analysis.result
+            answer.result_source = "python"
             return answer
         answer.notes.append(f"the Python stage failed ({analysis.error}); the answer is view {chosen.view.name}")
     answer.sql = chosen.sql

@@ -35,7 +35,7 @@ from groundsql.knowledge.dialect_notes import choose_notes
 from groundsql.knowledge.grounding import options_of, prepare
 from groundsql.knowledge.items import Item
 from groundsql.knowledge.options import KnowledgeOptions
-from groundsql.knowledge.retrieval import KnowledgeRetriever, Retrieved, rank_tables
+from groundsql.knowledge.retrieval import KnowledgeRetriever, Retrieved, rank_tables, retriever_for
 from groundsql.prompts import dialect_name
 
 VALUES_HEADER = "-- Stored values that match words of the question:"
@@ -149,7 +149,9 @@ def _question_block(ctx: Any, options: KnowledgeOptions, catalog: Catalog | None
     if value_lines is None and catalog is not None:
         value_lines = _value_lines(catalog, question, {t.lower() for t in shown})
     candidates: list[tuple[Item, float]] = []
+    details: dict[str, Any] = {}
     if options.knowledge and getattr(ctx, "knowledge", None) is not None:
+        details["retriever"] = _retriever(ctx).backend
         found = _retriever(ctx).search(question + (f" {draft}" if draft else ""), limit=options.max_items,
                                        tables=shown)
         candidates += [(r.item, r.score) for r in found]
@@ -160,7 +162,7 @@ def _question_block(ctx: Any, options: KnowledgeOptions, catalog: Catalog | None
         candidates += [(n.item(), s) for n, s in notes]
     knowledge, kept, cut = _knowledge_block(ctx, value_lines or [], candidates, options.knowledge_budget_tokens)
     return knowledge, {"knowledge_tokens": estimate_tokens(knowledge), "tables": len(shown),
-                       "value_matches": len(value_lines or []), "items": kept, "cut_items": cut}
+                       "value_matches": len(value_lines or []), **details, "items": kept, "cut_items": cut}
 
 
 def _plain_schema(ctx: Any, tables: list[str] | None, linked: dict[str, list[str]] | None, limit: int) -> str:
@@ -271,20 +273,10 @@ def _knowledge_block(ctx: Any, value_lines: list[str], candidates: list[tuple[It
 
 def _retriever(ctx: Any) -> KnowledgeRetriever:
     if ctx.cache.knowledge_retriever is None:
-        ctx.cache.knowledge_retriever = _shared_retriever(ctx.knowledge)
+        options = options_of(ctx)
+        ctx.cache.knowledge_retriever = retriever_for(ctx.knowledge, options.knowledge_retriever,
+                                                      options.embedding_model)
     return ctx.cache.knowledge_retriever
-
-
-_RETRIEVERS: dict[int, tuple[Any, KnowledgeRetriever]] = {}
-
-
-def _shared_retriever(knowledge: Any) -> KnowledgeRetriever:
-    with _BLOCKS_LOCK:
-        found = _RETRIEVERS.get(id(knowledge))
-        if found is None or found[0] is not knowledge:
-            found = (knowledge, KnowledgeRetriever(knowledge.items()))
-            _RETRIEVERS[id(knowledge)] = found
-        return found[1]
 
 
 def retrieve(ctx: Any, query: str | None = None, *, limit: int | None = None) -> list[Retrieved]:
@@ -295,7 +287,7 @@ def retrieve(ctx: Any, query: str | None = None, *, limit: int | None = None) ->
         return []
     text = query or ctx.question + (f" {ctx.evidence}" if getattr(ctx, "evidence", None) else "")
     found = _retriever(ctx).search(text, limit=limit if limit is not None else options_of(ctx).max_items)
-    ctx.trace.note("knowledge.retrieve", query=text,
+    ctx.trace.note("knowledge.retrieve", query=text, retriever=_retriever(ctx).backend,
                    items=[{"kind": r.item.kind, "source": r.item.source, "score": r.score} for r in found])
     return found
 

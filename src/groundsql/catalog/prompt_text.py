@@ -2,7 +2,8 @@
 
 Two styles:
   * ``ddl``: CREATE TABLE statements with descriptions and statistics as inline comments (AgentNLQ);
-  * ``compact``: one line per table, ``table(col:TYPE[v1,v2], …)`` (ReCAPAgent-SQL).
+  * ``compact``: one line per table, ``table(col:TYPE[v1,v2], …)`` (ReCAPAgent-SQL), with a comment line under
+    it per described column.
 
 Linked tables come first, and within a table keys and linked columns come first. When the text would exceed
 the budget, detail is shed in steps — statistics, then descriptions, then unlinked non-key columns — and
@@ -200,8 +201,24 @@ def _compact(catalog: Catalog, table: TableProfile, level: int, links: dict[str,
         parts.append(text)
     if hidden:
         parts.append(f"…+{hidden}")
-    rows = f" -- {table.row_count} rows" if level >= 2 and table.row_count is not None else ""
-    return f"{table.name}({', '.join(parts)}){rows}"
+    notes = []
+    if level >= 1 and table.description:
+        notes.append(table.description if level >= 2 else _cut(table.description, 80))
+    if level >= 2 and table.row_count is not None:
+        notes.append(f"{table.row_count} rows")
+    line = f"{table.name}({', '.join(parts)})" + (f" -- {'; '.join(notes)}" if notes else "")
+    # descriptions follow the line, one comment per described column (shed first when the budget presses)
+    described = [f"  -- {c.name}: {_compact_note(c, level)}" for c in columns if level >= 1 and _compact_note(c, level)]
+    return "\n".join([line, *described])
+
+
+def _compact_note(column: ColumnProfile, level: int) -> str:
+    parts = []
+    if column.description:
+        parts.append(column.description if level >= 3 else _cut(column.description, 60))
+    if level >= 3 and column.value_description:
+        parts.append(_cut(column.value_description, 120))
+    return "; ".join(parts)
 
 
 def _table_note(table: TableProfile, level: int) -> str:

@@ -21,9 +21,14 @@ TOKEN_ENV = "GROUNDSQL_API_TOKEN"
 dbs_option = click.option("--db", "db_args", multiple=True, metavar="[NAME=]URL",
                           help="A database to serve (repeatable): a URL or file path, optionally named NAME=URL. "
                                "The first is the default.")
+knowledge_option = click.option(
+    "--knowledge", "knowledge_args", multiple=True, metavar="[NAME=]DIR",
+    help="The knowledge folder of a served database (repeatable; without NAME: the default database). Needed "
+         "for a server database (PostgreSQL, MySQL, Spark); a database file's folder is found beside it.")
 config_option = click.option("--config", "config_path", type=click.Path(exists=True, dir_okay=False, path_type=Path),
-                             default=None, help="YAML file with `databases` ({name: url}), `model`, `preset`, "
-                                                "`host`, `port` and `options`; command-line flags win.")
+                             default=None, help="YAML file with `databases` ({name: url}, or {name: {url, "
+                                                "knowledge}}), `model`, `preset`, `host`, `port` and `options`; "
+                                                "command-line flags win.")
 model_option = click.option("--model", "model_spec", default=None, metavar="SPEC",
                             help=f"Model to use (default {DEFAULT_MODEL}): {SPEC_HELP}.")
 preset_option = click.option("--preset", default=None, type=click.Choice(sorted(DESCRIPTIONS)),
@@ -72,26 +77,62 @@ def check_bind(host: str, token: str | None) -> None:
 
 
 def build_workspace(db_args: tuple[str, ...], config: dict[str, Any], model_spec: str | None, preset: str | None,
-                    extra: dict[str, Any]):
+                    extra: dict[str, Any], knowledge_args: tuple[str, ...] = ()):
     from groundsql.models import load_model
     from groundsql.server import ServerOptions, Workspace
     from groundsql.server.workspace import parse_database_args
 
     named = parse_database_args(list(db_args)) if db_args else {}
-    configured = config.get("databases") or {}
-    if isinstance(configured, list):
-        configured = parse_database_args([str(v) for v in configured])
-    databases = named or {str(k): str(v) for k, v in configured.items()}
+    configured, folders = configured_databases(config.get("databases") or {})
+    databases = named or configured
     if not databases:
         raise ConfigError("give at least one database: --db URL (or NAME=URL), or `databases` in --config")
+    folders = {name: folder for name, folder in folders.items() if name in databases}
+    folders.update(parse_knowledge_args(knowledge_args, next(iter(databases))))
     settings = {**(config.get("options") or {}), **{k: v for k, v in extra.items() if v is not None}}
     settings["preset"] = preset or config.get("preset") or DEFAULT_PRESET
     options = ServerOptions(**settings)
-    return Workspace(databases, load_model(model_spec or config.get("model") or None), options)
+    return Workspace(databases, load_model(model_spec or config.get("model") or None), options, knowledge=folders)
+
+
+def configured_databases(value: Any) -> tuple[dict[str, str], dict[str, str]]:
+    """The config file's `databases` as ({name: url}, {name: knowledge folder}): a list of ``[NAME=]URL``, or a
+    mapping of names to a URL or to ``{url: URL, knowledge: DIR}``."""
+    from groundsql.server.workspace import parse_database_args
+
+    if isinstance(value, list):
+        return parse_database_args([str(v) for v in value]), {}
+    if not isinstance(value, dict):
+        raise ConfigError("`databases` in the config file: expected a mapping of names to URLs, or a list")
+    urls, folders = {}, {}
+    for name, entry in value.items():
+        if isinstance(entry, dict):
+            unknown = set(entry) - {"url", "knowledge"}
+            if unknown or not entry.get("url"):
+                raise ConfigError(f"database {name!r} in the config file: give `url` (and optionally `knowledge`)"
+                                  + (f"; unknown keys {', '.join(sorted(unknown))}" if unknown else ""))
+            urls[str(name)] = str(entry["url"])
+            if entry.get("knowledge"):
+                folders[str(name)] = str(entry["knowledge"])
+        else:
+            urls[str(name)] = str(entry)
+    return urls, folders
+
+
+def parse_knowledge_args(values: tuple[str, ...], default: str) -> dict[str, str]:
+    """``NAME=DIR`` or ``DIR`` (the `default` database's) arguments as {name: folder}."""
+    folders: dict[str, str] = {}
+    for value in values:
+        name, sep, folder = value.partition("=")
+        if not sep or not name.strip() or "/" in name:
+            name, folder = default, value
+        folders[name.strip()] = folder.strip()
+    return folders
 
 
 @cli.command()
 @dbs_option
+@knowledge_option
 @config_option
 @host_option
 @click.option("--port", type=int, default=None, help="Port to listen on (default 8000).")
@@ -108,8 +149,8 @@ def build_workspace(db_args: tuple[str, ...], config: dict[str, Any], model_spec
               help=f"Statement time limit in seconds (default {DEFAULT_TIMEOUT_S:g}).")
 @click.option("--max-rows", type=int, default=None, help=f"Row cap per statement (default {DEFAULT_MAX_ROWS}).")
 @click.option("--record/--no-record", default=None, help="Log answers to the run store (default on).")
-def serve(db_args, config_path, host, port, model_spec, preset, preset_options, queue_size, model_concurrency,
-          ask_timeout_s, statement_timeout_s, max_rows, record):
+def serve(db_args, knowledge_args, config_path, host, port, model_spec, preset, preset_options, queue_size,
+          model_concurrency, ask_timeout_s, statement_timeout_s, max_rows, record):
     """Serve the web UI (/), the HTTP API (/v1), API docs (/docs, offline) and the MCP server (/mcp) for one or
     more databases.
 
@@ -136,7 +177,7 @@ def serve(db_args, config_path, host, port, model_spec, preset, preset_options, 
              "statement_timeout_s": statement_timeout_s, "max_rows": max_rows, "record": record, "api_token": token}
     if preset_options:
         extra["preset_options"] = parse_preset_options(preset_options)
-    workspace = build_workspace(db_args, config, model_spec, preset, extra)
+    workspace = build_workspace(db_args, config, model_spec, preset, extra, knowledge_args)
     app = create_app(workspace, host=host)
     names = ", ".join(workspace.databases)
     click.echo(f"groundsql: serving {names} at http://{host}:{port}/ (API docs at /docs, MCP at /mcp) with "
@@ -150,6 +191,7 @@ def serve(db_args, config_path, host, port, model_spec, preset, preset_options, 
 
 @cli.command()
 @dbs_option
+@knowledge_option
 @config_option
 @click.option("--transport", type=click.Choice(["stdio", "http"]), default="stdio", show_default=True,
               help="stdio for desktop clients that start the server; http for streamable HTTP at /mcp.")
@@ -157,7 +199,7 @@ def serve(db_args, config_path, host, port, model_spec, preset, preset_options, 
 @click.option("--port", type=int, default=None, help="Port for --transport http (default 8001).")
 @model_option
 @preset_option
-def mcp(db_args, config_path, transport, host, port, model_spec, preset):
+def mcp(db_args, knowledge_args, config_path, transport, host, port, model_spec, preset):
     """Run an MCP server: list_databases, list_tables, describe_table, search_values, run_sql and ask as
     tools, each database's schema as a resource.
 
@@ -175,7 +217,7 @@ def mcp(db_args, config_path, transport, host, port, model_spec, preset):
         raise ConfigError("the MCP server needs its extra: pip install 'groundsql[server]'") from None
     config = load_config(config_path)
     token = os.environ.get(TOKEN_ENV) or None
-    workspace = build_workspace(db_args, config, model_spec, preset, {})
+    workspace = build_workspace(db_args, config, model_spec, preset, {}, knowledge_args)
     server = build_mcp_server(workspace)
     try:
         if transport == "stdio":

@@ -23,11 +23,11 @@ from groundsql.knowledge.render import (
     render_text,
     retrieve,
 )
-from groundsql.knowledge.retrieval import KnowledgeRetriever, Retrieved
+from groundsql.knowledge.retrieval import KnowledgeRetriever, Retrieved, retriever_for
 
 __all__ = [
     "DocChunk", "Item", "Knowledge", "KnowledgeOptions", "KnowledgeRetriever", "PromptContext", "Retrieved", "Rule",
     "Term", "VerifiedExample", "cached_knowledge", "check_example", "discover_folder", "draft_notes", "knowledge_text", "load_for",
     "load_knowledge",
-    "options_of", "prepare", "pruned_table", "render_context", "render_text", "retrieve", "shared_catalog",
+    "options_of", "prepare", "pruned_table", "render_context", "render_text", "retrieve", "retriever_for", "shared_catalog",
 ]

@@ -9,7 +9,7 @@ from typing import Any
 from groundsql.db import Database
 from groundsql.errors import KnowledgeError
 from groundsql.knowledge.grounding import load_for
-from groundsql.knowledge.retrieval import KnowledgeRetriever
+from groundsql.knowledge.retrieval import retriever_for
 from groundsql.knowledge.store import default_folder
 
 
@@ -22,7 +22,9 @@ def knowledge_summary(db: Database, folder: str | Path | None = None) -> dict[st
     """
     problems: list[str] = []
     try:
-        loaded = load_for(db, folder)
+        # a named folder that does not exist yet is empty, like a missing one beside the database file
+        missing = folder is not None and not Path(folder).expanduser().exists()
+        loaded = None if missing else load_for(db, folder)
     except KnowledgeError as exc:
         loaded, problems = None, [str(exc)]
     if loaded is not None:
@@ -42,16 +44,19 @@ def knowledge_summary(db: Database, folder: str | Path | None = None) -> dict[st
             "problems": (list(loaded.problems) if loaded is not None else []) + problems}
 
 
-def search_knowledge(db: Database, query: str, *, limit: int = 5,
-                     folder: str | Path | None = None) -> list[dict[str, Any]]:
-    """The knowledge items (rules, terms, examples, document chunks) BM25 finds for `query`, best first, as
-    ``{kind, text, score, source}``; empty when `db` has no knowledge folder.
+def search_knowledge(db: Database, query: str, *, limit: int = 5, folder: str | Path | None = None,
+                     retriever: str = "bm25", embedding_model: str | None = None) -> list[dict[str, Any]]:
+    """The knowledge items (rules, terms, examples, document chunks) the `retriever` (bm25, embeddings, hybrid)
+    finds for `query`, best first, as ``{kind, text, score, source}``; empty when `db` has no knowledge folder.
 
     Raises:
         KnowledgeError: the folder cannot be loaded.
+        ConfigError: embeddings are asked for but not available here.
     """
+    if folder is not None and not Path(folder).expanduser().exists():
+        return []
     loaded = load_for(db, folder)
     if loaded is None:
         return []
-    found = KnowledgeRetriever(loaded.items()).search(query, limit=max(1, limit))
+    found = retriever_for(loaded, retriever, embedding_model).search(query, limit=max(1, limit))
     return [{"kind": r.item.kind, "text": r.item.text, "score": r.score, "source": r.item.source} for r in found]

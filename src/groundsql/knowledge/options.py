@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import Field, ValidationError
 
@@ -28,6 +28,12 @@ class KnowledgeOptions(Options):
                              "schema block is over budget)")
     max_items: int = Field(8, ge=0, description="most knowledge items (rules, terms, examples, chunks) retrieved")
     max_dialect_notes: int = Field(3, ge=0, description="most dialect notes shown for one prompt")
+    knowledge_retriever: Literal["bm25", "embeddings", "hybrid"] = Field(
+        "bm25", description="how knowledge items are found: BM25 over words (offline, no model), embedding "
+        "similarity, or both combined; embeddings need the `vector` extra or an API embedding_model")
+    embedding_model: str | None = Field(
+        None, description="embedder for knowledge_retriever=embeddings or hybrid and for the vector linker: a local "
+        "sentence-transformers name or path (default all-MiniLM-L6-v2), or openai:MODEL[@BASE_URL]")
 
     @classmethod
     def from_options(cls, options: dict[str, Any] | None) -> KnowledgeOptions:

@@ -17,26 +17,36 @@ with scores and sources, and what was cut.
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 
 from sqlglot import exp
 
-from groundsql.catalog import Catalog, estimate_tokens, quote_name, render_schema_ddl, render_table_ddl
+from groundsql.catalog import (
+    Catalog,
+    estimate_tokens,
+    profile_table,
+    quote_name,
+    render_schema_ddl,
+    render_table_ddl,
+)
 from groundsql.catalog import render as render_catalog
 from groundsql.catalog import types as semantic
 from groundsql.catalog.cache import fingerprint
 from groundsql.catalog.render import render_sample
 from groundsql.db import Database, Result
-from groundsql.errors import DatabaseError
+from groundsql.errors import ConfigError, DatabaseError
 from groundsql.knowledge.dialect_notes import choose_notes
 from groundsql.knowledge.grounding import options_of, prepare
 from groundsql.knowledge.items import Item
 from groundsql.knowledge.options import KnowledgeOptions
-from groundsql.knowledge.retrieval import KnowledgeRetriever, Retrieved, rank_tables
+from groundsql.knowledge.retrieval import KnowledgeRetriever, Retrieved, rank_tables, retriever_for
 from groundsql.prompts import dialect_name
+
+log = logging.getLogger("groundsql")
 
 VALUES_HEADER = "-- Stored values that match words of the question:"
 #: Value-index matches shown for one question, and the least score that counts (0-100).
@@ -65,7 +75,7 @@ class PromptContext:
 
 def render_context(ctx: Any, *, tables: list[str] | None = None, linked: Linked | None = None,
                    value_lines: list[str] | None = None, sample_limit: int | None = None,
-                   draft: str | None = None) -> PromptContext:
+                   draft: str | None = None, style: Literal["ddl", "compact"] = "ddl") -> PromptContext:
     """What the model should see about the database for `ctx.question`.
 
     Args:
@@ -77,6 +87,9 @@ def render_context(ctx: Any, *, tables: list[str] | None = None, linked: Linked 
             catalog's value index).
         sample_limit: example rows per table (default: the `sample_rows` option).
         draft: a draft query; the dialect notes its constructs need are added.
+        style: ``ddl`` (CREATE TABLE with inline comments and example rows) or ``compact`` (ReCAPAgent-SQL's
+            ``table(col:TYPE[v1,v2], …)`` line per table, descriptions as comment lines under it): whole `tables`,
+            the `linked` tables and columns first rather than pruned to them, since a compact line costs little.
 
     Returns:
         The `PromptContext`; cached per run for the same arguments.
@@ -87,10 +100,10 @@ def render_context(ctx: Any, *, tables: list[str] | None = None, linked: Linked 
     mapping = {t: list(c or []) for t, c in linked.items()} if linked else None
     key = ("knowledge.render", tuple(tables) if tables is not None else None,
            tuple(sorted((t, tuple(c)) for t, c in mapping.items())) if mapping else None,
-           tuple(value_lines or ()), limit, draft or "")
+           tuple(value_lines or ()), limit, draft or "", style)
     cache = ctx.cache.prompt_contexts
     if key not in cache:
-        cache[key] = _render(ctx, options, tables, mapping, value_lines, limit, draft)
+        cache[key] = _render(ctx, options, tables, mapping, value_lines, limit, draft, style)
     return cache[key]
 
 
@@ -116,10 +129,15 @@ def pruned_table(table: TableLike, keep: Iterable[str] | None, kept_tables: set[
 
 
 def _render(ctx: Any, options: KnowledgeOptions, tables: list[str] | None, linked: dict[str, list[str]] | None,
-            value_lines: list[str] | None, limit: int, draft: str | None) -> PromptContext:
+            value_lines: list[str] | None, limit: int, draft: str | None, style: str = "ddl") -> PromptContext:
     catalog: Catalog | None = ctx.catalog if options.catalog_context else None
     note: dict[str, Any] = {"catalog": catalog is not None}
-    if catalog is None:
+    if style == "compact":
+        note["style"] = style
+        schema, shown = _compact_schema(ctx, catalog, options, tables, linked, note)
+    elif style != "ddl":
+        raise ConfigError(f"unknown schema style {style!r}; use ddl or compact")
+    elif catalog is None:
         schema, shown = _plain_schema(ctx, tables, linked, limit), _shown_plain(ctx, tables, linked)
     else:
         schema, shown = _catalog_schema(ctx, catalog, options, tables, linked, limit, note)
@@ -149,7 +167,9 @@ def _question_block(ctx: Any, options: KnowledgeOptions, catalog: Catalog | None
     if value_lines is None and catalog is not None:
         value_lines = _value_lines(catalog, question, {t.lower() for t in shown})
     candidates: list[tuple[Item, float]] = []
+    details: dict[str, Any] = {}
     if options.knowledge and getattr(ctx, "knowledge", None) is not None:
+        details["retriever"] = _retriever(ctx).backend
         found = _retriever(ctx).search(question + (f" {draft}" if draft else ""), limit=options.max_items,
                                        tables=shown)
         candidates += [(r.item, r.score) for r in found]
@@ -160,7 +180,7 @@ def _question_block(ctx: Any, options: KnowledgeOptions, catalog: Catalog | None
         candidates += [(n.item(), s) for n, s in notes]
     knowledge, kept, cut = _knowledge_block(ctx, value_lines or [], candidates, options.knowledge_budget_tokens)
     return knowledge, {"knowledge_tokens": estimate_tokens(knowledge), "tables": len(shown),
-                       "value_matches": len(value_lines or []), "items": kept, "cut_items": cut}
+                       "value_matches": len(value_lines or []), **details, "items": kept, "cut_items": cut}
 
 
 def _plain_schema(ctx: Any, tables: list[str] | None, linked: dict[str, list[str]] | None, limit: int) -> str:
@@ -213,6 +233,33 @@ def _catalog_schema(ctx: Any, catalog: Catalog, options: KnowledgeOptions, table
     note.update(schema_over_budget=True, full_schema_tokens=estimate_tokens(full),
                 tables_cut=[n for n in order if n not in shown])
     return text, shown
+
+
+def _compact_schema(ctx: Any, catalog: Catalog | None, options: KnowledgeOptions, tables: list[str] | None,
+                    linked: dict[str, list[str]] | None, note: dict[str, Any]) -> tuple[str, list[str]]:
+    """The compact lines of `tables` (default: all) under the schema budget; without a catalog only these tables
+    are profiled now (a few cheap queries each), which gives their types and values but no descriptions."""
+    schema = catalog.schema if catalog is not None else ctx.schema
+    wanted = {t.lower() for t in tables} if tables is not None else None
+    names = [t.name for t in schema.tables if wanted is None or t.name.lower() in wanted]
+    if catalog is None:
+        catalog = _profiled(ctx, names)
+        note["profiled"] = [t.name for t in catalog.tables]
+    order = [n for n in (tables or names) if catalog.table(n) is not None]
+    text = render_catalog(catalog, tables=order, style="compact", linked=linked, group=False,
+                          budget_tokens=options.schema_budget_tokens)
+    starts = {line.split("(", 1)[0].lower() for line in text.splitlines() if not line.startswith(" ")}
+    return text, [n for n in order if n.lower() in starts]
+
+
+def _profiled(ctx: Any, names: list[str]) -> Catalog:
+    profiles = []
+    for name in names:
+        try:
+            profiles.append(profile_table(ctx.db, ctx.schema.table(name)).profile)
+        except DatabaseError as exc:
+            log.debug("cannot profile %s: %s", name, exc)
+    return Catalog(schema=ctx.schema, tables=profiles)
 
 
 def _view(catalog: Catalog, tables: list[str] | None, linked: dict[str, list[str]] | None) -> Catalog:
@@ -271,20 +318,10 @@ def _knowledge_block(ctx: Any, value_lines: list[str], candidates: list[tuple[It
 
 def _retriever(ctx: Any) -> KnowledgeRetriever:
     if ctx.cache.knowledge_retriever is None:
-        ctx.cache.knowledge_retriever = _shared_retriever(ctx.knowledge)
+        options = options_of(ctx)
+        ctx.cache.knowledge_retriever = retriever_for(ctx.knowledge, options.knowledge_retriever,
+                                                      options.embedding_model)
     return ctx.cache.knowledge_retriever
-
-
-_RETRIEVERS: dict[int, tuple[Any, KnowledgeRetriever]] = {}
-
-
-def _shared_retriever(knowledge: Any) -> KnowledgeRetriever:
-    with _BLOCKS_LOCK:
-        found = _RETRIEVERS.get(id(knowledge))
-        if found is None or found[0] is not knowledge:
-            found = (knowledge, KnowledgeRetriever(knowledge.items()))
-            _RETRIEVERS[id(knowledge)] = found
-        return found[1]
 
 
 def retrieve(ctx: Any, query: str | None = None, *, limit: int | None = None) -> list[Retrieved]:
@@ -295,7 +332,7 @@ def retrieve(ctx: Any, query: str | None = None, *, limit: int | None = None) ->
         return []
     text = query or ctx.question + (f" {ctx.evidence}" if getattr(ctx, "evidence", None) else "")
     found = _retriever(ctx).search(text, limit=limit if limit is not None else options_of(ctx).max_items)
-    ctx.trace.note("knowledge.retrieve", query=text,
+    ctx.trace.note("knowledge.retrieve", query=text, retriever=_retriever(ctx).backend,
                    items=[{"kind": r.item.kind, "source": r.item.source, "score": r.score} for r in found])
     return found
 

@@ -17,7 +17,8 @@ from pydantic import Field
 from groundsql.catalog.schema import Schema
 from groundsql.context import Context
 from groundsql.errors import ConfigError
-from groundsql.linking import embeddings
+from groundsql.knowledge import embeddings
+from groundsql.knowledge.options import KnowledgeOptions
 from groundsql.linking.common import ask_json, candidate_schema, evidence_block
 from groundsql.linking.grounding import value_index
 from groundsql.linking.lexical import STOPWORDS, LexicalRetriever, words
@@ -166,10 +167,12 @@ def table_documents(schema: Schema) -> tuple[list[str], list[str]]:
 
 def _retriever(ctx: Context, schema: Schema) -> _Index:
     backend = ctx.settings(VectorOptions).vector_backend
-    use_embeddings = backend == "embedding" or (backend == "auto" and embeddings.available())
+    spec = ctx.settings(KnowledgeOptions).embedding_model
+    use_embeddings = backend == "embedding" or (backend == "auto" and (
+        embeddings.available() or bool(spec and spec.startswith(embeddings.API_PREFIX))))
     pairs, texts, names = column_documents(ctx, schema)
     # the documents are part of the key: descriptions laid over the catalog (knowledge folders) change them
-    key = (ctx.db.display, tuple(t.name for t in schema.tables), use_embeddings, hash(tuple(texts)))
+    key = (ctx.db.display, tuple(t.name for t in schema.tables), use_embeddings, spec, hash(tuple(texts)))
     if key in _RETRIEVERS:
         _RETRIEVERS.move_to_end(key)
         return _RETRIEVERS[key]
@@ -179,7 +182,7 @@ def _retriever(ctx: Context, schema: Schema) -> _Index:
     index: _Index | None = None
     if use_embeddings:
         try:
-            model = embeddings.load()
+            model = embeddings.embedder(spec)
             index = _Index(pairs, embeddings.EmbeddingRetriever(texts, model),
                            embeddings.EmbeddingRetriever(table_texts, model), table_of)
         except Exception as exc:  # missing weights or a broken torch: fall back rather than fail the question

@@ -16,6 +16,7 @@ from groundsql.conversations import ConversationStore, ask_in_conversation
 from groundsql.db import Database
 from groundsql.errors import ConfigError
 from groundsql.knowledge.listing import knowledge_summary, search_knowledge
+from groundsql.knowledge.options import KnowledgeOptions
 from groundsql.knowledge.store import Added, add_example, add_rule, default_folder
 from groundsql.models import Model
 from groundsql.pipelines import PRESETS, preset_options
@@ -68,10 +69,13 @@ class Workspace:
         model: the model every ask uses (loaded once; the local model serialises behind the gate).
         options: limits and defaults.
         runs: the run store (default: the user's state directory).
+        knowledge: {name: folder} — the knowledge folder of a database named here (needed for a server database
+            such as PostgreSQL, which has no file to keep ``<db file>.knowledge/`` beside); a database not named
+            uses the folder beside its file. The folder is created by the first addition.
     """
 
     def __init__(self, databases: dict[str, str | Database], model: Model, options: ServerOptions | None = None,
-                 runs: RunStore | None = None):
+                 runs: RunStore | None = None, knowledge: dict[str, str | Path] | None = None):
         self.options = options or ServerOptions()
         if self.options.preset not in PRESETS:
             raise ConfigError(f"unknown preset {self.options.preset!r}; choose one of: {', '.join(sorted(PRESETS))}")
@@ -83,6 +87,12 @@ class Workspace:
                 target, timeout_s=self.options.statement_timeout_s, max_rows=self.options.max_rows)
         if not self.databases:
             raise ConfigError("a workspace needs at least one database")
+        self.knowledge_folders: dict[str, Path] = {}
+        for name, folder in (knowledge or {}).items():
+            if name not in self.databases:
+                raise ConfigError(f"a knowledge folder is given for {name!r}, which is not a served database; "
+                                  f"known: {', '.join(self.databases)}")
+            self.knowledge_folders[name] = Path(folder).expanduser().resolve()
         self.default_database = next(iter(self.databases))
         concurrency = self.options.model_concurrency or (1 if model.spec.startswith("local:") else 4)
         self.gate = ModelGate(concurrency, self.options.queue_size)
@@ -151,30 +161,42 @@ class Workspace:
             {"table": m.table, "column": m.column, "value": m.value, "score": m.score, "exact": m.exact}
             for m in matches]}
 
-    # -- knowledge (the folder beside each database file: ``<db file>.knowledge/``) ------------------------
+    # -- knowledge (the folder configured for a database, else ``<db file>.knowledge/`` beside its file) ------
+
+    def knowledge_folder(self, name: str | None = None) -> Path | None:
+        """The knowledge folder configured for a database (it may not exist yet); None: the one beside its file."""
+        name, _ = self.database(name)
+        return self.knowledge_folders.get(name)
 
     def knowledge(self, name: str | None = None) -> dict[str, Any]:
         """What the database's knowledge folder holds: folder, counts, items, problems."""
         name, db = self.database(name)
-        return {"database": name, **knowledge_summary(db)}
+        return {"database": name, **knowledge_summary(db, self.knowledge_folder(name))}
 
     def add_example(self, question: str, sql: str, name: str | None = None) -> dict[str, Any]:
         """Add a verified example (checked by the guard and run once, read-only); creates the folder if needed."""
         name, db = self.database(name)
         with self._knowledge_lock:
-            return {"database": name, **_outcome(add_example(default_folder(db), question, sql, db))}
+            return {"database": name, **_outcome(add_example(self._writable_folder(name, db), question, sql, db))}
 
     def add_rule(self, text: str, name: str | None = None, tables: list[str] | None = None) -> dict[str, Any]:
         """Add a business rule, optionally scoped to tables; creates the folder if needed."""
         name, db = self.database(name)
         with self._knowledge_lock:
-            return {"database": name, **_outcome(add_rule(default_folder(db), text, tables=tables))}
+            return {"database": name, **_outcome(add_rule(self._writable_folder(name, db), text, tables=tables))}
 
     def search_knowledge(self, query: str, name: str | None = None, limit: int = 5) -> dict[str, Any]:
-        """The knowledge items BM25 finds for `query`: kind, text, score, source."""
+        """The knowledge items the configured retriever (`knowledge_retriever`, BM25 by default) finds for `query`:
+        kind, text, score, source."""
         name, db = self.database(name)
+        settings = KnowledgeOptions.from_options(self.options.preset_options)
         return {"database": name, "query": query,
-                "items": search_knowledge(db, query, limit=max(1, min(limit, 50)))}
+                "items": search_knowledge(db, query, limit=max(1, min(limit, 50)), folder=self.knowledge_folder(name),
+                                          retriever=settings.knowledge_retriever,
+                                          embedding_model=settings.embedding_model)}
+
+    def _writable_folder(self, name: str, db: Database) -> Path:
+        return self.knowledge_folders.get(name) or default_folder(db)
 
     # -- SQL --------------------------------------------------------------------------------------------
 
@@ -219,6 +241,9 @@ class Workspace:
             settings = {"preset": chosen, "samples": self.options.samples,
                         "options": dict(self.options.preset_options),
                         "catalog": catalog if self.options.use_catalog else False}
+            folder = self.knowledge_folders.get(name)
+            if folder is not None and folder.is_dir():  # a folder not created yet holds nothing to load
+                settings["knowledge"] = folder
             with self.gate.slot(trace.cancelled.is_set):
                 if trace.cancelled.is_set():
                     raise RunCancelled("the run was cancelled")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from groundsql.answer import Candidate
+from groundsql.catalog import Catalog, profile_table, render
 from groundsql.context import Context
 from groundsql.db import Database
 from groundsql.errors import ModelError
@@ -20,6 +21,7 @@ from groundsql.generation.recap.state import RecapState
 from groundsql.generation.recap.syntax import dialect_notes, retrieve_syntax
 from groundsql.generation.recap.validator import validate_result
 from groundsql.generation.refinement import execute_candidate
+from groundsql.linking.subset import SchemaSubset
 from groundsql.models import ScriptedModel
 
 from .script import FRENCH, AgentScript, act, plan
@@ -201,6 +203,37 @@ def test_schema_linker_relinks_in_compact_form_with_values(music_db):
     assert subset.as_mapping()["singer"] == ["country"]
     assert "singer(" in text and "country:TEXT['France'" in text and "song(" in text
     assert compact_text(ctx, subset) == text  # rendered once per run
+
+
+def test_compact_schema_comes_from_the_one_renderer_with_descriptions(music_db):
+    folder = music_db.with_name("music.sqlite.knowledge")
+    folder.mkdir()
+    (folder / "descriptions.csv").write_text("table,column,description\nsinger,,People who record songs\n"
+                                             "singer,country,home country of the singer in English\n")
+    subset = SchemaSubset(linker="recap")
+    subset.add("singer", "country")
+    ctx = _ctx(music_db, AgentScript().model)
+    text = compact_text(ctx, subset)
+    lines = text.splitlines()
+    assert lines[0].startswith("singer(singer_id:INTEGER PK[1,2,3], country:TEXT['France'")
+    assert lines[0].endswith(" -- People who record songs; 4 rows")
+    assert lines[1] == "  -- country: home country of the singer in English"
+    rendered = ctx.trace.notes("knowledge.render")[-1]
+    assert rendered["style"] == "compact" and rendered["catalog"] and rendered["tables"] == 1
+
+
+def test_compact_schema_without_catalog_context_is_unchanged(music_db):
+    """All knowledge switches off: byte for byte the compact text recap drew from the catalog renderer before."""
+    options = {"catalog_context": False, "knowledge": False, "dialect_notes": False}
+    ctx = _ctx(music_db, AgentScript().model, options=options)
+    subset = SchemaSubset(linker="recap")
+    subset.add("singer", "country")
+    subset.add("song")
+    profiles = [profile_table(ctx.db, ctx.schema.table(n)).profile for n in ("singer", "song")]
+    before = render(Catalog(schema=ctx.schema, tables=profiles), tables=["singer", "song"], style="compact",
+                    linked=subset.as_mapping(), group=False)
+    assert compact_text(ctx, subset) == before
+    assert ctx.trace.notes("knowledge.render")[-1]["profiled"] == ["singer", "song"]
 
 
 def test_validator_checks_result_and_expected_format(music_db):

@@ -109,6 +109,25 @@ def test_not_found_error_relinks_the_schema_and_replans(music_db):
     assert _turns(ctx, "schema-link")[0]["relinks"] == 1
 
 
+def test_relinked_schema_carries_descriptions_and_rules_to_the_planner(music_db):
+    folder = music_db.with_name("music.sqlite.knowledge")
+    folder.mkdir()
+    (folder / "descriptions.csv").write_text("table,column,description\n"
+                                             "singer,country,home country of the singer in English\n")
+    (folder / "rules.yaml").write_text("rules:\n  - text: A French singer has country 'France'.\n"
+                                       "    tables: [singer]\n")
+    script = AgentScript(action=[act("run_sql", "SELECT nme FROM singer WHERE country = 'France'")],
+                         plan=[plan("select nme"), plan("filter singer on country", "select name")])
+    answer, ctx = _run(music_db, script)
+    assert answer.sql == FRENCH and script.calls("link") == 1
+    replans = [e for e in ctx.trace.events if e.kind == "model" and e.step == "recap:plan"]
+    sent = "\n".join(m["content"] for m in replans[1].messages)  # the prompt recorded for the re-plan
+    assert "singer(singer_id:INTEGER PK" in sent  # the compact form ...
+    assert "  -- country: home country of the singer in English" in sent  # ... with the description under it
+    assert "Rules and definitions for this database" in sent and "A French singer has country 'France'." in sent
+    assert ctx.trace.notes("knowledge.render")[-1]["style"] == "compact"
+
+
 def test_relinking_is_bounded(music_db):
     wrong = [act("run_sql", f"SELECT nme{i} FROM singer") for i in range(4)]
     script = AgentScript(action=wrong, refine=["```sql\nSELECT nme FROM singer\n```"] * 10)

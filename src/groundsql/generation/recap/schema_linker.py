@@ -1,5 +1,6 @@
 """Schema linker (on table- or column-not-found errors): re-link the schema and show it in the compact
-`table(col:TYPE[v1,v2])` form with stored value examples; the planner then re-plans on it."""
+`table(col:TYPE[v1,v2])` form with stored value examples and descriptions, through the one renderer; the planner
+then re-plans on it."""
 
 from __future__ import annotations
 
@@ -10,11 +11,9 @@ from pydantic import Field
 from sqlglot import exp
 from sqlglot.errors import SqlglotError
 
-from groundsql.catalog import Catalog, profile_table
-from groundsql.catalog.prompt_text import render
 from groundsql.context import Context
-from groundsql.errors import DatabaseError
 from groundsql.generation.recap.replies import Reply, ask_json
+from groundsql.knowledge import render_text
 from groundsql.linking.subset import SchemaSubset
 from groundsql.prompts import render as render_prompt
 
@@ -56,28 +55,14 @@ def relink(ctx: Context, sql: str, error: str, *, role: str = "generator") -> tu
 
 
 def compact_text(ctx: Context, subset: SchemaSubset) -> str:
-    """`table(col:TYPE[v1,v2], …)` lines for the subset's tables, from the catalog when there is one; otherwise
-    only these tables are profiled now (a few cheap queries each)."""
+    """`table(col:TYPE[v1,v2], …)` lines for the subset's tables (and the tables that join them), with their
+    descriptions, then the question's knowledge block: from the one renderer (`knowledge.render_context`), so
+    descriptions and knowledge reach this prompt as they reach every other. Without catalog context only these
+    tables are profiled (a few cheap queries each)."""
     names = [t.name for t in ctx.schema.tables if t.name in subset.tables]
-    key = ("recap_compact", tuple(names))
-    if key not in ctx.cache.texts:
-        catalog = ctx.catalog if ctx.catalog is not None else _profiled(ctx, names)
-        if ctx.catalog is not None:
-            names = ctx.catalog.join_graph.connect(names) or names
-        ctx.cache.texts[key] = render(catalog, tables=names, style="compact", linked=subset.as_mapping(),
-                                      group=False)
-    return ctx.cache.texts[key]
-
-
-def _profiled(ctx: Context, names: list[str]) -> Catalog:
-    profiles = []
-    for name in names:
-        table = ctx.schema.table(name)
-        try:
-            profiles.append(profile_table(ctx.db, table).profile)
-        except DatabaseError as exc:
-            log.debug("cannot profile %s: %s", name, exc)
-    return Catalog(schema=ctx.schema, tables=profiles)
+    if ctx.catalog is not None:
+        names = ctx.catalog.join_graph.connect(names) or names
+    return render_text(ctx, tables=names, linked=subset.as_mapping(), style="compact")
 
 
 def _names_text(ctx: Context) -> str:

@@ -22,7 +22,7 @@ from groundsql.db.database import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_S, Database,
 from groundsql.db.guard import Scope, check_statement
 from groundsql.db.limits import EngineLimits
 from groundsql.db.result import Result
-from groundsql.db.spark_guard import check_spark_tree
+from groundsql.db.spark_guard import check_spark_statement, check_spark_tree
 from groundsql.db.spark_urls import (
     spark_connection_url,
     spark_database,
@@ -108,6 +108,7 @@ class SparkDatabase(Database):
 
     def execute(self, sql: str, *, max_rows: int | None = None, timeout_s: float | None = None) -> Result:
         """Check `sql` with the common guard and Spark's own checks, then run it within the limits."""
+        check_spark_statement(sql)
         check_spark_tree(check_statement(sql, self.dialect, allow_system_catalogs=self.allow_system_catalogs))
         check_statement(sql, self.dialect, scope=self.scope(), allow_system_catalogs=self.allow_system_catalogs)
         return self._run(sql.strip().rstrip(";"), max_rows or self.max_rows, timeout_s or self.timeout_s)

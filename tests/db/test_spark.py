@@ -97,6 +97,17 @@ def test_timeout_cancels_the_job_group_and_the_session_survives(spark_db) -> Non
 
 
 @pytest.mark.integration
+def test_a_limit_that_passes_before_the_job_starts_still_cancels_it(spark_db) -> None:
+    """The limit passes while the query is still planned: its job, submitted afterwards, is cancelled too (it
+    used to run on to the end, holding a local[1] session for every later query)."""
+    started = time.perf_counter()
+    with pytest.raises(QueryTimeout, match="time limit"):
+        spark_db.execute("SELECT COUNT(*) FROM range(1000000) a CROSS JOIN range(1000000) b", timeout_s=0.01)
+    assert time.perf_counter() - started < 15
+    assert spark_db.execute("SELECT COUNT(*) FROM singer").rows == [(4,)]
+
+
+@pytest.mark.integration
 def test_engine_errors_are_one_line(spark_db) -> None:
     from groundsql.errors import DatabaseError
 

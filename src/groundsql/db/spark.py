@@ -2,7 +2,8 @@
 
 Work is pushed down as Spark SQL; only capped results come back to the driver. Spark has no read-only session,
 so every statement passes the common guard plus Spark's own checks (`spark_guard`), each query runs in its own
-job group (or Spark Connect tag) that a timer cancels at the time limit, and rows are capped with `take`.
+job group (or Spark Connect tag) that is cancelled at the time limit and again until the query returns (jobs
+submitted after a cancellation would otherwise run on), and rows are capped with `take`.
 Each `SparkDatabase` gets a session of its own (temporary views and current database are not shared), over one
 SparkContext per process (local and cluster modes).
 """
@@ -177,12 +178,11 @@ class SparkDatabase(Database):
         """Run an already-checked statement in its own cancellable job group, keeping at most `max_rows`."""
         started = time.perf_counter()
         group = f"groundsql-{uuid.uuid4().hex[:12]}"
-        fired = threading.Event()
+        fired, done = threading.Event(), threading.Event()
         cancel = self._group(group)
-        timer = threading.Timer(timeout_s, lambda: (fired.set(), cancel()))
-        timer.daemon = True
+        watcher = threading.Thread(target=_cancel_after, args=(timeout_s, cancel, fired, done), daemon=True)
         try:
-            timer.start()
+            watcher.start()
             frame = self._session.sql(sql)
             columns = list(frame.columns)
             rows = [tuple(row) for row in frame.take(max_rows + 1)]
@@ -191,7 +191,7 @@ class SparkDatabase(Database):
                 raise QueryTimeout(f"query cancelled after {timeout_s:g} s time limit") from None
             raise DatabaseError(_spark_message(exc)) from None
         finally:
-            timer.cancel()
+            done.set()
             self._end_group(group)
         return Result(columns=columns, rows=rows[:max_rows], truncated=len(rows) > max_rows,
                       elapsed_s=time.perf_counter() - started, sql=sql)
@@ -214,6 +214,27 @@ class SparkDatabase(Database):
                 self._session.sparkContext.setLocalProperty("spark.jobGroup.id", None)
         except Exception:  # nothing to undo once the session is gone
             pass
+
+
+#: Seconds between cancellations once the time limit has passed.
+CANCEL_EVERY_S = 0.5
+
+
+def _cancel_after(timeout_s: float, cancel, fired: threading.Event, done: threading.Event) -> None:
+    """At the time limit, cancel the query's jobs, and again every `CANCEL_EVERY_S` until it returns: a
+    cancellation only reaches jobs already submitted, and a query still being planned (or between jobs) at the
+    limit would otherwise start its jobs afterwards and run to the end."""
+    if done.wait(timeout_s):
+        return
+    fired.set()
+    while True:
+        try:
+            cancel()
+        except Exception as exc:  # the session is gone: nothing left to cancel
+            log.debug("cancelling a Spark query failed: %s", exc)
+            return
+        if done.wait(CANCEL_EVERY_S):
+            return
 
 
 def _open_session(url: str) -> Any:

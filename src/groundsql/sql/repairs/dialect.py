@@ -18,7 +18,9 @@ from groundsql.sql.repairs.base import RepairFacts, parse_query
 #: Dialects tried, in order, when a query seems written for another engine.
 OTHER_DIALECTS = ("sqlite", "postgres", "mysql", "duckdb", "tsql", "bigquery", "snowflake", "oracle")
 
-#: How each engine words a syntax error (lower case): SQLite, PostgreSQL/DuckDB, MariaDB/MySQL, DuckDB, Spark.
+#: How engines word a syntax error (lower case): "syntax error" (SQLite, PostgreSQL, DuckDB, Spark), SQLite's
+#: "unrecognized token", MariaDB/MySQL's "error in your SQL syntax", DuckDB's "Parser Error", Spark's error class,
+#: and the guard's refusal of `||` on MariaDB/MySQL.
 SYNTAX_ERROR_MARKERS = ("syntax error", "unrecognized token", "error in your sql syntax", "parser error",
                         "parse_syntax_error", MYSQL_PIPES_REFUSAL.lower())
 

@@ -1,5 +1,6 @@
 """The attack suite as a report: every attack statement and every legitimate analytics query against real
-SQLite, DuckDB, PostgreSQL and MariaDB; prints a Markdown table of outcomes by class and engine.
+SQLite, DuckDB, PostgreSQL, MariaDB and a local Spark session; prints a Markdown table of outcomes by class
+and engine.
 
     PYTHONPATH=src python benchmarks/security.py [--engines sqlite,duckdb] [--skip-bombs] > benchmarks/results/security.md
 

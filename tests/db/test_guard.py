@@ -109,6 +109,16 @@ def test_mysql_scope_variables_and_executable_comments_refused(sql: str) -> None
         check_statement(sql, "mysql", scope=MY)
 
 
+def test_mysql_pipes_are_refused_as_a_silent_or() -> None:
+    """`||` is OR on MySQL/MariaDB: `name || '!'` returns 0 for every row, so it is refused with the fix."""
+    for sql in ("SELECT name || '!' FROM orders", "SELECT id FROM orders WHERE a = 1 || b = 2"):
+        with pytest.raises(RefusedStatement, match=r"CONCAT\(a, b\)"):
+            check_statement(sql, "mysql", scope=MY)
+    assert check_statement("SELECT '||' AS s, CONCAT(id, '!') FROM orders WHERE id = 1 OR id = 2", "mysql",
+                           scope=MY)
+    assert check_statement("SELECT id || '!' FROM orders", "postgres", scope=PG)
+
+
 @pytest.mark.parametrize(("sql", "dialect", "scope"), [
     ("SELECT * FROM public.orders", "postgres", PG), ("SELECT * FROM shop.public.orders", "postgres", PG),
     ("SELECT * FROM generate_series(1, 3)", "postgres", PG),

@@ -97,6 +97,17 @@ def test_timeout_cancels_the_job_group_and_the_session_survives(spark_db) -> Non
 
 
 @pytest.mark.integration
+def test_a_limit_that_passes_before_the_job_starts_still_cancels_it(spark_db) -> None:
+    """The limit passes while the query is still planned: its job, submitted afterwards, is cancelled too (it
+    used to run on to the end, holding a local[1] session for every later query)."""
+    started = time.perf_counter()
+    with pytest.raises(QueryTimeout, match="time limit"):
+        spark_db.execute("SELECT COUNT(*) FROM range(1000000) a CROSS JOIN range(1000000) b", timeout_s=0.01)
+    assert time.perf_counter() - started < 15
+    assert spark_db.execute("SELECT COUNT(*) FROM singer").rows == [(4,)]
+
+
+@pytest.mark.integration
 def test_engine_errors_are_one_line(spark_db) -> None:
     from groundsql.errors import DatabaseError
 
@@ -109,22 +120,22 @@ def test_engine_errors_are_one_line(spark_db) -> None:
 FORBIDDEN = [
     ("INSERT OVERWRITE TABLE singer SELECT * FROM singer", "INSERT"),
     ("INSERT INTO singer VALUES (9, 'X', 'Y', 1)", "INSERT"),
-    ("INSERT OVERWRITE LOCAL DIRECTORY '/tmp/out' SELECT * FROM singer", "INSERT"),
+    ("INSERT OVERWRITE LOCAL DIRECTORY '/tmp/out' SELECT * FROM singer", "INSERT OVERWRITE LOCAL DIRECTORY"),
     ("CACHE TABLE singer", "CACHE"),
     ("CACHE LAZY TABLE c AS SELECT * FROM singer", "CACHE"),
     ("UNCACHE TABLE singer", "UNCACHE"),
-    ("CLEAR CACHE", "refused"),
-    ("ADD JAR '/tmp/evil.jar'", "COMMAND"),
-    ("ADD FILE /tmp/evil.py", "COMMAND"),
-    ("ADD ARCHIVE /tmp/evil.zip", "COMMAND"),
+    ("CLEAR CACHE", "CLEAR CACHE"),
+    ("ADD JAR '/tmp/evil.jar'", "ADD JAR loads"),
+    ("ADD FILE /tmp/evil.py", "ADD FILE"),
+    ("ADD ARCHIVE /tmp/evil.zip", "ADD ARCHIVE"),
     ("CREATE FUNCTION f AS 'com.evil.F' USING JAR '/tmp/evil.jar'", "CREATE"),
-    ("CREATE TEMPORARY FUNCTION f AS 'com.evil.F'", "CREATE"),
+    ("CREATE TEMPORARY FUNCTION f AS 'com.evil.F'", "CREATE TEMPORARY FUNCTION"),
     ("SELECT reflect('java.lang.System', 'exit', 0)", "reflect"),
     ("SELECT java_method('java.lang.Runtime', 'getRuntime')", "java_method"),
     ("SELECT try_reflect('java.lang.System', 'getenv', 'HOME')", "try_reflect"),
     ("SELECT name FROM singer WHERE reflect('java.util.UUID', 'randomUUID') IS NOT NULL", "reflect"),
-    ("LOAD DATA LOCAL INPATH '/tmp/x.csv' INTO TABLE singer", "LOADDATA"),
-    ("LOAD DATA INPATH '/tmp/x' OVERWRITE INTO TABLE singer", "LOADDATA"),
+    ("LOAD DATA LOCAL INPATH '/tmp/x.csv' INTO TABLE singer", "LOAD DATA LOCAL INPATH"),
+    ("LOAD DATA INPATH '/tmp/x' OVERWRITE INTO TABLE singer", "LOAD DATA INPATH"),
     ("CREATE TABLE t USING parquet LOCATION '/tmp/out' AS SELECT * FROM singer", "CREATE"),
     ("SELECT * FROM parquet.`/etc/secrets`", "by path"),
     ("SELECT * FROM text.`file:///etc/passwd`", "by path"),
@@ -133,16 +144,20 @@ FORBIDDEN = [
     ("SELECT * FROM read_files('/tmp/x')", "read_files"),
     ("SELECT TRANSFORM(name) USING 'cat /etc/passwd' AS (x) FROM singer", "TRANSFORM"),
     ("SET spark.sql.ansi.enabled = true", "SET"),
-    ("RESET", "refused"),
+    ("RESET", "RESET resets"),
     ("USE other", "USE"),
     ("REFRESH TABLE singer", "REFRESH"),
-    ("MSCK REPAIR TABLE singer", "COMMAND"),
+    ("MSCK REPAIR TABLE singer", "MSCK REPAIR"),
     ("ANALYZE TABLE singer COMPUTE STATISTICS", "ANALYZE"),
     ("TRUNCATE TABLE singer", "TRUNCATE"),
     ("DROP TABLE singer", "DROP"),
-    ("EXECUTE IMMEDIATE 'DROP TABLE singer'", "COMMAND"),
+    ("EXECUTE IMMEDIATE 'DROP TABLE singer'", "EXECUTE"),
     ("DECLARE VARIABLE v INT", "DECLARE"),
     ("SELECT 1; DROP TABLE singer", "one statement"),
+    ("INSERT OVERWRITE DIRECTORY '/tmp/out' USING parquet SELECT * FROM singer", "INSERT OVERWRITE DIRECTORY"),
+    ("REPAIR TABLE singer", "REPAIR TABLE"),
+    ("LIST JAR", "LIST JAR"),
+    ("/* first */ ADD JAR '/tmp/evil.jar'", "ADD JAR"),
 ]
 
 

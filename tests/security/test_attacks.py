@@ -27,6 +27,8 @@ def target(request, tmp_path_factory):
         pytest.importorskip("duckdb")
     if engine == "mysql":
         pytest.importorskip("pymysql")
+    if engine == "spark":
+        request.getfixturevalue("spark_session")  # the test run's one local session (skips without pyspark)
     try:
         made = make_target(engine, tmp_path_factory.mktemp(f"security_{engine}"))
     except Exception as exc:  # a server that is not running here
@@ -67,6 +69,20 @@ def test_attacks_change_nothing_and_leak_nothing(target) -> None:
 @pytest.mark.slow
 def test_resource_bombs_are_bounded(target) -> None:
     _attack_and_check(target, slow=True)
+
+
+def test_spark_own_statements_are_refused_by_name(target) -> None:
+    """Every Spark-only attack is refused by the guard (not left to the engine), for what it is: no refusal
+    because sqlglot could not parse it, none that names a parser node instead of the statement."""
+    made, db = target
+    if made.engine != "spark":
+        pytest.skip("the Spark attack classes")
+    attacks = [a for a in attack_files("spark", slow=False) if a[0] == "spark"]
+    outcomes = run_attacks(db, attacks, made.secrets, timeout_s=2.0)
+    assert len(outcomes) >= 120
+    assert [(o.sql, o.verdict, o.detail) for o in outcomes if o.verdict != "refused"] == []
+    vague = ("cannot parse", "not COMMAND", "not ALIAS", "not COLUMN", "not LOADDATA", "not TRUNCATETABLE")
+    assert [(o.sql, o.detail) for o in outcomes if any(v in o.detail for v in vague)] == []
 
 
 def test_realistic_analytics_all_run(target) -> None:

@@ -1,14 +1,16 @@
-"""Tree repair rules on real SQLite, DuckDB and PostgreSQL databases: each rule on a query that needs it, and a
-near case where it must not fire. Every repaired query is re-run through `Database.execute`."""
+"""Tree repair rules on real SQLite, DuckDB, PostgreSQL, MariaDB and Spark databases: each rule on a query that
+needs it, and a near case where it must not fire. Every repaired query is re-run through `Database.execute`."""
 
 from __future__ import annotations
 
+import uuid
 from pathlib import Path
 
 import pytest
 
 from groundsql.answer import Candidate
-from groundsql.catalog import build_catalog
+from groundsql.catalog import Catalog, build_catalog, introspect
+from groundsql.catalog.schema import ForeignKey, Schema
 from groundsql.context import Context
 from groundsql.db import Database
 from groundsql.generation.tree_repair import TreeRepair, TreeRepairOptions, tree_repair
@@ -59,30 +61,103 @@ def _duckdb(tmp_path: Path) -> str:
     return str(path)
 
 
-@pytest.fixture(params=["sqlite", "duckdb", "postgres"])
+def _server(url: str, prelude: tuple[str, ...] | list[str] = ()) -> str:
+    import sqlalchemy as sa
+
+    driver = url.replace("postgresql://", "postgresql+psycopg://").replace("mysql://", "mysql+pymysql://")
+    engine = sa.create_engine(driver)
+    with engine.begin() as conn:
+        for statement in [*prelude, *DDL, *ROWS]:
+            conn.execute(sa.text(statement))
+    engine.dispose()
+    return url
+
+
+#: Spark tables declare no keys; the tests that need the declared ones say so.
+SPARK_DDL = [
+    "CREATE TABLE artist (artist_id INT, name STRING, country STRING) USING parquet",
+    "CREATE TABLE album (album_id INT, artist_id INT, title STRING) USING parquet",
+    "CREATE TABLE person (person_id INT, full_name STRING, country STRING) USING parquet",
+    "CREATE TABLE track (track_id INT, album_id INT, track_name STRING, unit_price DOUBLE, genre STRING) "
+    "USING parquet",
+    "CREATE TABLE sale (sale_id INT, track_id INT, buyer_id INT, seller_id INT, quantity INT, sold_on DATE) "
+    "USING parquet",
+]
+SPARK_ROWS = ROWS[:-1] + [ROWS[-1].replace(", '20", ", DATE '20")]  # Spark casts no string into a DATE column
+
+
+@pytest.fixture(scope="module")
+def spark_shop(spark_session) -> Database:
+    """The shop as Parquet tables of one Spark database, made once for the module (Spark writes are slow)."""
+    name = f"gsql_repairs_{uuid.uuid4().hex[:8]}"
+    spark_session.sql(f"CREATE DATABASE {name}")
+    spark_session.catalog.setCurrentDatabase(name)
+    try:
+        for statement in SPARK_DDL + SPARK_ROWS:
+            spark_session.sql(statement)
+        with Database(f"spark+local://?database={name}") as db:  # one session: the tests only read
+            yield db
+    finally:
+        spark_session.catalog.setCurrentDatabase("default")
+        spark_session.sql(f"DROP DATABASE {name} CASCADE")
+
+
+ENGINES = ["sqlite", "duckdb", "postgres", "mysql", "spark"]
+
+
+@pytest.fixture(params=ENGINES)
 def shop(request, tmp_path: Path) -> Database:
-    """The same small shop database on each engine."""
+    """The same small shop database on each engine (MariaDB's with a binary collation, so that its comparisons
+    keep case and accents like the other engines')."""
     if request.param == "sqlite":
         url = _sqlite(tmp_path)
     elif request.param == "duckdb":
         url = _duckdb(tmp_path)
+    elif request.param == "postgres":
+        url = _server(request.getfixturevalue("postgres_database"))
+    elif request.param == "mysql":
+        url = request.getfixturevalue("mysql_database")
+        _server(url, prelude=[f"ALTER DATABASE `{url.rsplit('/', 1)[1]}` COLLATE utf8mb4_bin"])
     else:
-        import sqlalchemy as sa
-
-        url = request.getfixturevalue("postgres_database")
-        engine = sa.create_engine(url.replace("postgresql://", "postgresql+psycopg://"))
-        with engine.begin() as conn:
-            for statement in DDL + ROWS:
-                conn.execute(sa.text(statement))
-        engine.dispose()
+        yield request.getfixturevalue("spark_shop")
+        return
     db = Database(url)
     yield db
     db.close()
 
 
+_CATALOGS: dict[str, Catalog] = {}
+
+
+def _catalog(db: Database) -> Catalog:
+    """Profiled once per database (each test's database has its own name; Spark's is shared by the module)."""
+    if db.display not in _CATALOGS:
+        _CATALOGS[db.display] = build_catalog(db, use_cache=False)
+    return _CATALOGS[db.display]
+
+
+#: The keys DDL declares, which Spark tables cannot: a Spark user states them (a dbt project's relationships).
+SHOP_KEYS = [("album", "artist_id", "artist", "artist_id"), ("track", "album_id", "album", "album_id"),
+             ("sale", "track_id", "track", "track_id"), ("sale", "buyer_id", "person", "person_id"),
+             ("sale", "seller_id", "person", "person_id")]
+
+
+_SCHEMAS: dict[str, Schema] = {}
+
+
+def _declared_schema(db: Database) -> Schema:
+    if db.display not in _SCHEMAS:
+        schema = introspect(db)
+        if db.dialect == "spark":
+            for table, column, ref_table, ref_column in SHOP_KEYS:
+                schema.table(table).foreign_keys.append(ForeignKey([column], ref_table, [ref_column]))
+        _SCHEMAS[db.display] = schema
+    return _SCHEMAS[db.display]
+
+
 def _repair(db: Database, sql: str, *, catalog: bool = False, **options) -> TreeRepair:
-    ctx = Context(question="", db=db, models={}, options=options,
-                  catalog=build_catalog(db, use_cache=False) if catalog else None)
+    ctx = Context(question="", db=db, models={}, options=options, catalog=_catalog(db) if catalog else None,
+                  _schema=None if catalog else _declared_schema(db))
     result, error = ctx.try_query(sql, step="test")
     return tree_repair(ctx, Candidate(sql=sql, result=result, error=error))
 
@@ -221,13 +296,37 @@ def test_literal_with_no_near_value_and_a_non_empty_result_are_left_alone(shop):
 # -- 7 dialect ---------------------------------------------------------------------------------------
 
 
-def test_dialect_transpiles_another_engines_syntax(shop):
-    if shop.dialect == "postgres":
-        fixed = _repair(shop, "SELECT strftime('%Y', sold_on) FROM sale WHERE sale_id = 1")  # SQLite's function
-        assert _rows(fixed) == [("2024",)]
-    else:
-        fixed = _repair(shop, "SELECT TOP 1 track_name FROM track ORDER BY track_id")  # T-SQL's TOP
-        assert _rows(fixed) == [("Lithium",)]
+#: Another engine's syntax a small model writes, per engine, with the rows the transpiled query must return.
+DIALECT_SLIPS = [
+    ("sqlite", "SELECT TOP 1 track_name FROM track ORDER BY track_id", [("Lithium",)]),  # T-SQL's TOP
+    ("sqlite", "SELECT sold_on::text FROM sale WHERE sale_id = 1", [("2024-03-01",)]),  # PostgreSQL's cast
+    ("sqlite", "SELECT track_name FROM track WHERE track_name ILIKE 'lith%'", [("Lithium",)]),
+    ("sqlite", "SELECT DATE_FORMAT(sold_on, '%Y') FROM sale WHERE sale_id = 1", [("2024",)]),  # MySQL's
+    ("sqlite", "SELECT to_char(sold_on, 'YYYY') FROM sale WHERE sale_id = 1", [("2024",)]),  # PostgreSQL's
+    ("duckdb", "SELECT TOP 1 track_name FROM track ORDER BY track_id", [("Lithium",)]),
+    ("duckdb", "SELECT DATE_FORMAT(sold_on, '%Y') FROM sale WHERE sale_id = 1", [("2024",)]),
+    ("duckdb", "SELECT to_char(sold_on, 'YYYY') FROM sale WHERE sale_id = 1", [("2024",)]),  # PostgreSQL's
+    ("postgres", "SELECT strftime('%Y', sold_on) FROM sale WHERE sale_id = 1", [("2024",)]),  # SQLite's
+    ("postgres", "SELECT DATE_FORMAT(sold_on, '%Y') FROM sale WHERE sale_id = 1", [("2024",)]),
+    ("postgres", "SELECT `track_name` FROM track WHERE track_id = 1000", [("Lithium",)]),  # MySQL's quotes
+    ("postgres", "SELECT IFNULL(genre, 'none') FROM track WHERE track_id = 1000", [("Rock",)]),
+    ("mysql", "SELECT strftime('%Y', sold_on) FROM sale WHERE sale_id = 1", [("2024",)]),
+    ("mysql", "SELECT name || '!' FROM artist ORDER BY artist_id", [("Nirvana!",), ("Bjork!",)]),  # not OR
+    ("mysql", "SELECT sold_on::text FROM sale WHERE sale_id = 1", [("2024-03-01",)]),
+    ("mysql", "SELECT track_name FROM track WHERE track_name ILIKE 'lith%'", [("Lithium",)]),
+    ("mysql", "SELECT TOP 1 track_name FROM track ORDER BY track_id", [("Lithium",)]),
+    ("spark", "SELECT strftime('%Y', sold_on) FROM sale WHERE sale_id = 1", [("2024",)]),
+    ("spark", "SELECT strftime('%Y-%m', sold_on) AS m, COUNT(*) FROM sale GROUP BY m ORDER BY m",
+     [("2023-07", 1), ("2024-03", 1), ("2024-05", 1)]),
+    ("spark", "SELECT TOP 1 track_name FROM track ORDER BY track_id", [("Lithium",)]),
+]
+
+
+@pytest.mark.parametrize(("shop", "sql", "rows"), DIALECT_SLIPS, indirect=["shop"],
+                         ids=[f"{e}-{s[7:30]}" for e, s, _ in DIALECT_SLIPS])
+def test_dialect_transpiles_another_engines_syntax(shop, sql, rows):
+    fixed = _repair(shop, sql)
+    assert _rows(fixed) == rows
     assert _rules(fixed) == ["dialect"]
 
 
@@ -257,6 +356,9 @@ def test_options_reject_unknown_fields():
 
 def test_aggregate_order_by_without_group_by_groups_the_selected_columns(shop):
     fixed = _repair(shop, "SELECT genre FROM track ORDER BY COUNT(*) DESC")
+    if shop.dialect == "mysql":  # MariaDB without ONLY_FULL_GROUP_BY runs it as one group: no error to repair
+        assert not fixed.repaired and len(_rows(fixed)) == 1
+        return
     assert _rules(fixed) == ["aggregate"]
     assert _rows(fixed)[0] == ("Rock",)
 

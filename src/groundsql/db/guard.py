@@ -18,6 +18,7 @@ import sqlglot
 from sqlglot import exp
 from sqlglot.dialects.dialect import Dialect
 from sqlglot.errors import ParseError, TokenError
+from sqlglot.tokens import TokenType
 
 from groundsql.db.policy import DialectPolicy, policy_for
 from groundsql.errors import RefusedStatement, UnknownRelation
@@ -41,6 +42,10 @@ FORBIDDEN_NODES: tuple[type[exp.Expression], ...] = tuple(
     )
     if node is not None
 )
+
+#: Why `||` is refused on MySQL/MariaDB: it is logical OR there, so a concatenation silently returns 0 or 1.
+MYSQL_PIPES_REFUSAL = ("refused: '||' is logical OR in MySQL/MariaDB syntax, not string concatenation; "
+                       "write CONCAT(a, b) to join strings, or OR for a logical or")
 
 FILE_LIKE_SUFFIXES = (".csv", ".parquet", ".json", ".jsonl", ".ndjson", ".tsv", ".txt", ".gz", ".xlsx")
 
@@ -89,7 +94,7 @@ def check_statement(sql: str, dialect: str, *, scope: Scope | None = None,
     if not text.strip(";").strip():
         raise RefusedStatement("refused: the statement is empty")
     policy = policy_for(dialect)
-    _check_comments(text, dialect, policy)
+    _check_tokens(text, dialect, policy)
     try:
         statements = [s for s in sqlglot.parse(text, read=dialect) if s is not None]
     except (ParseError, TokenError) as exc:
@@ -108,13 +113,16 @@ def check_statement(sql: str, dialect: str, *, scope: Scope | None = None,
 # -- comments -------------------------------------------------------------------------------------
 
 
-def _check_comments(text: str, dialect: str, policy: DialectPolicy) -> None:
-    """Refuse comments the engine would read differently from sqlglot: MySQL runs `/*! … */` and `/*M! … */`,
-    obeys optimizer hints `/*+ … */`, and needs a space after `--`; PostgreSQL nests block comments."""
+def _check_tokens(text: str, dialect: str, policy: DialectPolicy) -> None:
+    """Refuse what the engine would read differently from sqlglot or from the writer: MySQL runs `/*! … */` and
+    `/*M! … */`, obeys optimizer hints `/*+ … */`, needs a space after `--` and reads `||` as OR; PostgreSQL
+    nests block comments."""
     try:
         tokens = Dialect.get_or_raise(dialect).tokenize(text)
     except (TokenError, ParseError, ValueError) as exc:
         raise RefusedStatement(f"refused: cannot parse the statement ({str(exc).splitlines()[0]})") from None
+    if policy.mysql_family and any(token.token_type == TokenType.DPIPE for token in tokens):
+        raise RefusedStatement(MYSQL_PIPES_REFUSAL)
     edges = [0] + [edge for token in tokens for edge in (token.start, token.end + 1)] + [len(text)]
     for start, end in zip(edges[::2], edges[1::2]):
         gap = text[start:end]

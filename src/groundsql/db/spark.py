@@ -2,7 +2,8 @@
 
 Work is pushed down as Spark SQL; only capped results come back to the driver. Spark has no read-only session,
 so every statement passes the common guard plus Spark's own checks (`spark_guard`), each query runs in its own
-job group (or Spark Connect tag) that a timer cancels at the time limit, and rows are capped with `take`.
+job group (or Spark Connect tag) that is cancelled at the time limit and again until the query returns (jobs
+submitted after a cancellation would otherwise run on), and rows are capped with `take`.
 Each `SparkDatabase` gets a session of its own (temporary views and current database are not shared), over one
 SparkContext per process (local and cluster modes).
 """
@@ -22,7 +23,7 @@ from groundsql.db.database import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_S, Database,
 from groundsql.db.guard import Scope, check_statement
 from groundsql.db.limits import EngineLimits
 from groundsql.db.result import Result
-from groundsql.db.spark_guard import check_spark_tree
+from groundsql.db.spark_guard import check_spark_statement, check_spark_tree
 from groundsql.db.spark_urls import (
     spark_connection_url,
     spark_database,
@@ -108,6 +109,7 @@ class SparkDatabase(Database):
 
     def execute(self, sql: str, *, max_rows: int | None = None, timeout_s: float | None = None) -> Result:
         """Check `sql` with the common guard and Spark's own checks, then run it within the limits."""
+        check_spark_statement(sql)
         check_spark_tree(check_statement(sql, self.dialect, allow_system_catalogs=self.allow_system_catalogs))
         check_statement(sql, self.dialect, scope=self.scope(), allow_system_catalogs=self.allow_system_catalogs)
         return self._run(sql.strip().rstrip(";"), max_rows or self.max_rows, timeout_s or self.timeout_s)
@@ -176,12 +178,11 @@ class SparkDatabase(Database):
         """Run an already-checked statement in its own cancellable job group, keeping at most `max_rows`."""
         started = time.perf_counter()
         group = f"groundsql-{uuid.uuid4().hex[:12]}"
-        fired = threading.Event()
+        fired, done = threading.Event(), threading.Event()
         cancel = self._group(group)
-        timer = threading.Timer(timeout_s, lambda: (fired.set(), cancel()))
-        timer.daemon = True
+        watcher = threading.Thread(target=_cancel_after, args=(timeout_s, cancel, fired, done), daemon=True)
         try:
-            timer.start()
+            watcher.start()
             frame = self._session.sql(sql)
             columns = list(frame.columns)
             rows = [tuple(row) for row in frame.take(max_rows + 1)]
@@ -190,7 +191,7 @@ class SparkDatabase(Database):
                 raise QueryTimeout(f"query cancelled after {timeout_s:g} s time limit") from None
             raise DatabaseError(_spark_message(exc)) from None
         finally:
-            timer.cancel()
+            done.set()
             self._end_group(group)
         return Result(columns=columns, rows=rows[:max_rows], truncated=len(rows) > max_rows,
                       elapsed_s=time.perf_counter() - started, sql=sql)
@@ -213,6 +214,27 @@ class SparkDatabase(Database):
                 self._session.sparkContext.setLocalProperty("spark.jobGroup.id", None)
         except Exception:  # nothing to undo once the session is gone
             pass
+
+
+#: Seconds between cancellations once the time limit has passed.
+CANCEL_EVERY_S = 0.5
+
+
+def _cancel_after(timeout_s: float, cancel, fired: threading.Event, done: threading.Event) -> None:
+    """At the time limit, cancel the query's jobs, and again every `CANCEL_EVERY_S` until it returns: a
+    cancellation only reaches jobs already submitted, and a query still being planned (or between jobs) at the
+    limit would otherwise start its jobs afterwards and run to the end."""
+    if done.wait(timeout_s):
+        return
+    fired.set()
+    while True:
+        try:
+            cancel()
+        except Exception as exc:  # the session is gone: nothing left to cancel
+            log.debug("cancelling a Spark query failed: %s", exc)
+            return
+        if done.wait(CANCEL_EVERY_S):
+            return
 
 
 def _open_session(url: str) -> Any:

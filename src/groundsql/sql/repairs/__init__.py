@@ -14,7 +14,7 @@ from sqlglot.errors import SqlglotError
 from groundsql.sql.repairs.aggregates import aggregates_to_having
 from groundsql.sql.repairs.ambiguous import qualify_ambiguous
 from groundsql.sql.repairs.base import RepairFacts, RepairPlan, Rule, RuleOutcome, TreeFix, parse_query
-from groundsql.sql.repairs.dialect import names_unknown_function, transpile_dialect
+from groundsql.sql.repairs.dialect import is_dialect_error, transpile_dialect
 from groundsql.sql.repairs.joins import add_missing_joins, reroute_joins, shortest_paths, unique_shortest_path
 from groundsql.sql.repairs.literals import fold_value, snap_literals
 from groundsql.sql.repairs.qualifier import requalify
@@ -40,7 +40,7 @@ def plan_repairs(sql: str, facts: RepairFacts) -> RepairPlan:
     if facts.error is None and not facts.empty:
         return plan
     tree = parse_query(sql, facts.dialect)
-    if facts.error is not None and (tree is None or names_unknown_function(tree, facts.error)):
+    if facts.error is not None and is_dialect_error(sql, tree, facts.error, facts.dialect):
         translated = transpile_dialect(sql, facts)
         if translated is not None:
             source, after = translated

@@ -122,7 +122,8 @@ def test_presets_prints_the_options_of_a_preset() -> None:
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["--option", "refine_round=3"], "unknown option 'refine_round' for preset 'refine' (did you mean "
+        (["--preset", "refine", "--option", "refine_round=3"], "unknown option 'refine_round' for preset 'refine' "
+                                                             "(did you mean "
                                          "'refine_rounds'?); valid options: catalog_context"),
         (["--preset", "ssev", "--option", "vote=maj"], "option 'vote' for preset 'ssev': expected one of: "
                                                        "majority, wma, rwma, got 'maj'"),
@@ -137,6 +138,6 @@ def test_ask_refuses_bad_options_before_opening_anything(args: list[str], messag
 
 
 def test_flags_a_preset_cannot_use_are_refused(demo_db: Path) -> None:
-    result = run("ask", "how many?", "--db", str(demo_db), "--clarify")
+    result = run("ask", "how many?", "--db", str(demo_db), "--preset", "refine", "--clarify")
     assert result.exit_code == 2 and "--clarify has no effect with preset 'refine'; use it with apex, auto, recap, ssev" in \
         result.output

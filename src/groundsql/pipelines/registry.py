@@ -27,7 +27,7 @@ from groundsql.options import NoOptions, Options, combine, parse_options, regist
 Preset = Callable[[Context, Any], Answer]
 PRESETS: dict[str, Preset] = {}
 DESCRIPTIONS: dict[str, str] = {}
-DEFAULT_PRESET = "refine"
+DEFAULT_PRESET = "auto"
 
 
 @dataclass(frozen=True)

@@ -22,6 +22,7 @@ SUFFIX = "__local_qwen2.5-coder-1.5b__n150_seed2026"
 BUCKETS = ((0.0, 0.2), (0.2, 0.4), (0.4, 0.6), (0.6, 0.8), (0.8, 1.01))
 HIGH = 0.8  # the issue's bar: answers this confident are right at least 95% of the time
 ABSTAIN = 0.5  # auto's default abstain_below
+NOTES_MARKER = "<!-- analysis: written by hand, kept when the tables above are regenerated -->"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -39,7 +40,9 @@ def main(argv: list[str] | None = None) -> int:
     ids = {r["id"] for r in auto}
     others = {name: [r for r in load(args.runs_dir / name) if r["id"] in ids] for name in args.others.split(",")}
     lines = report(args, auto, {k: v for k, v in others.items() if v})
-    args.out.write_text("\n".join(lines) + "\n")
+    kept = args.out.read_text().split(NOTES_MARKER, 1)[1] if args.out.exists() and NOTES_MARKER in \
+        args.out.read_text() else "\n"
+    args.out.write_text("\n".join(lines) + "\n\n" + NOTES_MARKER + kept)
     plot(auto, args.out.with_name("auto_calibration.png"))
     print(f"wrote {args.out} and {args.out.with_name('auto_calibration.png')}")
     return 0
@@ -50,6 +53,13 @@ def load(folder: Path) -> list[dict[str, Any]]:
     if not path.exists():
         return []
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def label(folder: Path) -> str:
+    """The preset, and whether its prompts carried the catalog context (runs made before it existed did not)."""
+    config = json.loads((folder / "run.json").read_text())
+    grounded = (config.get("settings") or {}).get("catalog_context", False)
+    return f"{config['preset']} · {'catalog context' if grounded else 'no catalog context (before knowledge/)'}"
 
 
 def row(name: str, records: list[dict[str, Any]], ids: set[int]) -> str:
@@ -75,15 +85,15 @@ def report(args: argparse.Namespace, auto: list[dict[str, Any]], others: dict[st
              f"Command: `python benchmarks/auto_report.py --auto {args.auto} --others {args.others}` (reads the "
              "committed runs in accuracy_runs/, each with its own command.txt).", "",
              "| run | n | EX % | tokens/q | calls/q | p50 s | p90 s |", "|---|---:|---:|---:|---:|---:|---:|"]
-    lines += [row(name.split("__")[0], records, ids) for name, records in full.items()]
+    lines += [row(label(args.runs_dir / name), records, ids) for name, records in full.items()]
     lines.append(row("auto", mine, ids))
     for name, records in others.items():
         if name in full:
             continue
         subset = {r["id"] for r in records}
-        lines += ["", f"On the {len(subset)} questions of the `{name.split('__')[0]}` run:", "",
+        lines += ["", f"On the {len(subset)} questions of the `{label(args.runs_dir / name)}` run:", "",
                   "| run | n | EX % | tokens/q | calls/q | p50 s | p90 s |", "|---|---:|---:|---:|---:|---:|---:|"]
-        lines += [row(other.split("__")[0], rs, subset) for other, rs in others.items() if
+        lines += [row(label(args.runs_dir / other), rs, subset) for other, rs in others.items() if
                   {r["id"] for r in rs} >= subset]
         lines.append(row("auto", mine, subset))
     cheap = [r for r in mine if "cheap" in r.get("stages", {})]

@@ -22,11 +22,12 @@ def test_follow_up_is_rewritten_answered_with_context_and_stored(demo_db: Path, 
     db = connect(str(demo_db))
     model = demo_model()
     conversation = store.create("demo")
-    first, turn1 = ask_in_conversation(store, conversation.id, "How many customers per region?", db, model=model)
+    first, turn1 = ask_in_conversation(store, conversation.id, "How many customers per region?", db, model=model,
+                                       preset="refine")
     assert turn1.standalone == "How many customers per region?" and len(model.calls) == 1  # no rewrite on turn 1
     assert first.result.row_count == 6 and turn1.preview and turn1.run_id is not None
 
-    second, turn2 = ask_in_conversation(store, conversation.id, "and by country?", db, model=model)
+    second, turn2 = ask_in_conversation(store, conversation.id, "and by country?", db, model=model, preset="refine")
     rewrite_prompt = model.calls[1]["messages"][-1]["content"]
     assert "How many customers per region?" in rewrite_prompt and "SQL: SELECT r.region_name" in rewrite_prompt
     assert turn2.question == "and by country?"

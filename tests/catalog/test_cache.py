@@ -73,7 +73,8 @@ def test_ask_builds_or_reuses_the_catalog_unless_told_not_to(crafted_db: Path, t
     built = build_catalog(Database(str(path)))
 
     def asked(**kwargs):
-        return ask("How many tags?", str(path), model=ScriptedModel(["SELECT count(*) FROM tags"]), **kwargs)
+        return ask("How many tags?", str(path), model=ScriptedModel(["SELECT count(*) FROM tags"]), preset="refine",
+                   **kwargs)
 
     notes = asked(catalog=True).trace.notes("catalog")
     assert [n["fingerprint"] for n in notes] == [built.fingerprint]

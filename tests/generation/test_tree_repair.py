@@ -88,7 +88,8 @@ def test_ask_verbose_shows_the_repair(chinook_path: Path, monkeypatch: pytest.Mo
     from groundsql.cli import cli, commands
 
     monkeypatch.setattr(commands, "load_model", lambda spec: ScriptedModel([CHINOOK_SLIP]))
-    result = CliRunner().invoke(cli, ["ask", QUESTION, "--db", str(chinook_path), "--verbose", "--no-record"],
+    result = CliRunner().invoke(cli, ["ask", QUESTION, "--db", str(chinook_path), "--preset", "refine", "--verbose",
+                                      "--no-record"],
                                 catch_exceptions=False)
     assert result.exit_code == 0
     # --verbose logs at INFO to stderr (under pytest the records go to caplog instead)

@@ -13,14 +13,12 @@ from groundsql.analysis.python_stage import read_result
 from groundsql.evaluation import Scorer, evaluate
 from groundsql.evaluation.report import write_report
 from groundsql.models.scripted import ScriptedModel
+from tests.analysis.test_python_stage import SALES  # the same view over the music database
 from tests.conftest import make_music_db
 
 pytestmark = pytest.mark.integration
 pytest.importorskip("pandas", reason="the Python stage needs pandas (pip install 'groundsql[analysis]')")
 
-SALES = {"name": "singer_sales", "source": "song",
-         "joins": [{"table": "singer", "on": [{"left": "song.singer_id", "right": "singer.singer_id"}]}],
-         "dimensions": [{"expr": "singer.name"}], "metrics": [{"agg": "sum", "expr": "song.sales", "alias": "total"}]}
 SHARE_GOLD = ("SELECT s.name, ROUND(SUM(g.sales) / (SELECT SUM(sales) FROM song), 3) AS share FROM song g "
               "JOIN singer s ON s.singer_id = g.singer_id GROUP BY s.name ORDER BY share DESC")
 TOTAL_GOLD = "SELECT s.name, SUM(g.sales) FROM song g JOIN singer s ON s.singer_id = g.singer_id GROUP BY s.name"

@@ -52,8 +52,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     given = _without(argv if argv is not None else sys.argv[1:], flags={"--report-only"}, valued={"--note"})
     command = "python benchmarks/accuracy.py " + " ".join(shlex.quote(a) for a in given)
-    if os.environ.get("GROUNDSQL_THREADS"):
-        command = f"GROUNDSQL_THREADS={os.environ['GROUNDSQL_THREADS']} {command}"
+    for variable in ("GROUNDSQL_PROMPT_CACHE_MB", "GROUNDSQL_THREADS"):  # settings that change speed, not answers
+        if os.environ.get(variable):
+            command = f"{variable}={os.environ[variable]} {command}"
     if not (args.dataset / "dev.json").exists():
         print(f"Spider data not found at {args.dataset}", file=sys.stderr)
         return 2

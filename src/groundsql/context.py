@@ -123,6 +123,7 @@ class Context:
             role=role, model=model.spec, step=step, prompt_tokens=completion.prompt_tokens,
             completion_tokens=completion.completion_tokens, latency_s=completion.latency_s,
             n=len(completion.texts), messages=messages, outputs=list(completion.texts),
+            cached_tokens=completion.cached_tokens,
         ))
         return completion
 

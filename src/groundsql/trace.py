@@ -19,6 +19,7 @@ class ModelCall:
     completion_tokens: int
     latency_s: float
     n: int = 1
+    cached_tokens: int = 0  # prompt tokens served from the provider's cache, not evaluated
     messages: list[dict[str, str]] = field(default_factory=list)
     outputs: list[str] = field(default_factory=list)
     error: str | None = None
@@ -53,6 +54,13 @@ class Usage:
     completion_tokens: int = 0
     llm_calls: int = 0
     db_queries: int = 0
+    #: The part of `prompt_tokens` served from a prompt cache (the embedded model's KV cache, an API's cache).
+    cached_prompt_tokens: int = 0
+
+    @property
+    def evaluated_prompt_tokens(self) -> int:
+        """Prompt tokens the model actually had to read: what a call costs in time on the CPU."""
+        return self.prompt_tokens - self.cached_prompt_tokens
 
     def to_dict(self) -> dict[str, int]:
         return asdict(self)
@@ -84,6 +92,7 @@ class Trace:
             if isinstance(event, ModelCall):
                 usage.prompt_tokens += event.prompt_tokens
                 usage.completion_tokens += event.completion_tokens
+                usage.cached_prompt_tokens += event.cached_tokens
                 usage.llm_calls += 1
             elif isinstance(event, QueryRun):
                 usage.db_queries += 1

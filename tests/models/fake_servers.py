@@ -18,8 +18,10 @@ Responder = Callable[[list[dict[str, str]], float, int], tuple[str, int, int]]
 class ChatServer:
     """Serve /v1/chat/completions (OpenAI) and /v1/messages (Anthropic) on an ephemeral loopback port."""
 
-    def __init__(self, respond: Responder, *, fail_first: int = 0, fail_status: int = 429):
+    def __init__(self, respond: Responder, *, fail_first: int = 0, fail_status: int = 429,
+                 cached_tokens: int | None = None):
         self.respond = respond
+        self.cached_tokens = cached_tokens  # reported as usage.prompt_tokens_details.cached_tokens when set
         self.fail_first = fail_first
         self.fail_status = fail_status
         self.requests: list[dict[str, Any]] = []
@@ -48,10 +50,12 @@ class ChatServer:
                         choices.append({"index": index, "finish_reason": "stop",
                                         "message": {"role": "assistant", "content": text}})
                         prompt_tokens, completion_tokens = p, completion_tokens + c
+                    usage: dict[str, Any] = {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
+                                             "total_tokens": prompt_tokens + completion_tokens}
+                    if server.cached_tokens is not None:
+                        usage["prompt_tokens_details"] = {"cached_tokens": server.cached_tokens}
                     self._send(200, {"id": "x", "object": "chat.completion", "created": 0, "model": body["model"],
-                                     "choices": choices, "usage": {"prompt_tokens": prompt_tokens,
-                                                                   "completion_tokens": completion_tokens,
-                                                                   "total_tokens": prompt_tokens + completion_tokens}})
+                                     "choices": choices, "usage": usage})
                 elif self.path.endswith("/messages"):
                     text, p, c = server.respond(messages, float(body.get("temperature", 0)), 0)
                     self._send(200, {"id": "m", "type": "message", "role": "assistant", "model": body["model"],

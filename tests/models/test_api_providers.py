@@ -30,6 +30,27 @@ def test_openai_compatible_server_with_n_and_usage(monkeypatch) -> None:
 
 
 @pytest.mark.unit
+def test_openai_cached_prompt_tokens_reach_the_trace(monkeypatch, tmp_path) -> None:
+    """A server's prompt-cache report (usage.prompt_tokens_details.cached_tokens) is counted apart."""
+    from groundsql.context import Context
+    from groundsql.db import Database
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    db_path = tmp_path / "t.sqlite"
+    import sqlite3
+
+    sqlite3.connect(db_path).execute("CREATE TABLE t (a INT)").connection.commit()
+    with ChatServer(echo_last, cached_tokens=7) as server:
+        model = load_model(f"openai:tiny@{server.base_url}/v1")
+        ctx = Context(question="q", db=Database(str(db_path)), models={"default": model})
+        completion = ctx.chat("probe", [{"role": "user", "content": "hello"}])
+    assert completion.prompt_tokens == 11 and completion.cached_tokens == 7
+    usage = ctx.trace.usage()
+    assert usage.cached_prompt_tokens == 7 and usage.evaluated_prompt_tokens == 4
+    assert usage.to_dict()["cached_prompt_tokens"] == 7
+
+
+@pytest.mark.unit
 def test_openai_rate_limits_are_retried(monkeypatch) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", "k")
     with ChatServer(echo_last, fail_first=2) as server:

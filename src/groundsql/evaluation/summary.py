@@ -10,7 +10,7 @@ from groundsql.evaluation.hardness import LEVELS
 from groundsql.evaluation.scoring import FAILURES
 
 BIRD_LEVELS = ("simple", "moderate", "challenging")
-USAGE_KEYS = ("prompt_tokens", "completion_tokens", "llm_calls", "db_queries")
+USAGE_KEYS = ("prompt_tokens", "completion_tokens", "llm_calls", "db_queries", "cached_prompt_tokens")
 LINK_METRICS = ("srr", "nsr", "nsp", "nsf")
 
 

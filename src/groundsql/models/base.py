@@ -32,6 +32,8 @@ class Completion:
     texts: list[str]
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    #: Prompt tokens the provider served from its cache instead of evaluating (part of `prompt_tokens`).
+    cached_tokens: int = 0
     latency_s: float = 0.0
     model: str = ""
     data: list[Any] = field(default_factory=list)  # parsed JSON per text, for JSON calls
@@ -168,6 +170,7 @@ class Model(ABC):
                 fixed = self._with_retries(repair, 1, 0.0, max_tokens, schema, None, None)
                 completion.prompt_tokens += fixed.prompt_tokens
                 completion.completion_tokens += fixed.completion_tokens
+                completion.cached_tokens += fixed.cached_tokens
                 value, problem = parse_json(fixed.text, schema)
                 if problem is None:
                     completion.texts[index] = fixed.text

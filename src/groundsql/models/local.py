@@ -15,6 +15,7 @@ from typing import Any
 from groundsql.errors import ConfigError, ModelError, ModelNotInstalled, ModelTimeout
 from groundsql.models.base import Completion, Model
 from groundsql.models.deadline import DEFAULT_LOCAL_MODEL_TIMEOUT_S
+from groundsql.models.prefix_cache import MIN_NEW_TOKENS, PromptCounter, cache_for, forget
 from groundsql.models.weights import ensure_weights, weights_available
 
 log = logging.getLogger("groundsql")
@@ -109,15 +110,21 @@ class LocalModel(Model):
     def _generate(self, messages, *, n, temperature, max_tokens, json_schema, stop, seed) -> Completion:
         llama = self._load()
         texts: list[str] = []
-        prompt_tokens = completion_tokens = 0
+        prompt_tokens = completion_tokens = cached_tokens = 0
         kwargs: dict[str, Any] = {"temperature": temperature, "max_tokens": max_tokens, "stop": stop}
         if json_schema is not None:
             kwargs["response_format"] = {"type": "json_object", "schema": json_schema}
+        cache = cache_for(llama)
         for index in range(n):
             call_seed = (seed if seed is not None else 1234) + index
             try:
                 with _RUN_LOCK, _stop_after(llama, self.timeout_s) as stop_at:
-                    out = llama.create_chat_completion(messages=messages, seed=call_seed, **kwargs)
+                    with PromptCounter(llama, cache) as counter:
+                        out = llama.create_chat_completion(messages=messages, seed=call_seed, **kwargs)
+                    cached_tokens += counter.cached_tokens
+                    read = sum(c.prompt_tokens - c.cached_tokens for c in counter.calls)
+                    if cache is not None and read >= MIN_NEW_TOKENS:
+                        cache.save(llama)  # a new prefix: keep it for the calls that come back to it
                 if stop_at.expired:
                     raise ModelTimeout(f"{self.spec}: generation passed the {self.timeout_s:g} s model deadline; "
                                        "raise it with --model-timeout or GROUNDSQL_MODEL_TIMEOUT")
@@ -133,7 +140,7 @@ class LocalModel(Model):
             prompt_tokens += int(usage.get("prompt_tokens", 0))
             completion_tokens += int(usage.get("completion_tokens", 0))
         return Completion(texts=texts, prompt_tokens=prompt_tokens, completion_tokens=completion_tokens,
-                          model=self.spec)
+                          cached_tokens=min(cached_tokens, prompt_tokens), model=self.spec)
 
 
 def _close_loaded() -> None:
@@ -141,6 +148,7 @@ def _close_loaded() -> None:
     otherwise run after the module is torn down and print a TypeError)."""
     with _LOAD_LOCK:
         for llama in _LOADED.values():
+            forget(llama)
             with contextlib.suppress(Exception):
                 llama.close()
         _LOADED.clear()

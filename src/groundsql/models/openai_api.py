@@ -45,17 +45,18 @@ class OpenAIModel(Model):
             kwargs["stop"] = stop
         if json_schema is not None:
             kwargs["response_format"] = {"type": "json_object"}
-        texts, prompt_tokens, completion_tokens = self._request(kwargs, n, seed)
+        texts, prompt_tokens, completion_tokens, cached_tokens = self._request(kwargs, n, seed)
         # Some compatible servers ignore n: ask for the missing completions one at a time, a bounded number.
         for extra in range(n - len(texts)):
-            more, _, more_tokens = self._request(kwargs, 1, None if seed is None else seed + 1 + extra)
+            more, _, more_tokens, _ = self._request(kwargs, 1, None if seed is None else seed + 1 + extra)
             texts += more
             completion_tokens += more_tokens
         return Completion(texts=texts, prompt_tokens=prompt_tokens, completion_tokens=completion_tokens,
-                          model=self.spec)
+                          cached_tokens=cached_tokens, model=self.spec)
 
-    def _request(self, kwargs: dict[str, Any], n: int, seed: int | None) -> tuple[list[str], int, int]:
-        """One request for `n` completions: (texts, prompt tokens, completion tokens); at least one text."""
+    def _request(self, kwargs: dict[str, Any], n: int, seed: int | None) -> tuple[list[str], int, int, int]:
+        """One request for `n` completions: (texts, prompt tokens, completion tokens, cached prompt tokens);
+        at least one text."""
         errors = self._openai
         call = dict(kwargs, n=n)
         if seed is not None:
@@ -69,6 +70,8 @@ class OpenAIModel(Model):
             usage = response.usage
             prompt_tokens = int(getattr(usage, "prompt_tokens", 0) or 0)
             completion_tokens = int(getattr(usage, "completion_tokens", 0) or 0)
+            details = getattr(usage, "prompt_tokens_details", None)
+            cached_tokens = int(getattr(details, "cached_tokens", 0) or 0)
         except (errors.RateLimitError, errors.APITimeoutError, errors.APIConnectionError,
                 errors.InternalServerError) as exc:
             raise TransientModelError(_describe(exc), retry_after_s=retry_after_s(exc)) from None
@@ -79,7 +82,7 @@ class OpenAIModel(Model):
             raise ModelError(f"{self.spec}: {_describe(exc)}") from None
         if not texts:
             raise ModelError(f"{self.spec}: model server {self.server} returned no completions (empty 'choices')")
-        return texts, prompt_tokens, completion_tokens
+        return texts, prompt_tokens, completion_tokens, cached_tokens
 
 
 def _describe(exc: Exception) -> str:

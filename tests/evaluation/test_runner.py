@@ -109,6 +109,27 @@ def test_predictions_mode_scores_given_sql_and_linked_schemas(spider, tmp_path):
     assert summary["linking"]["table"]["n"] == 2
 
 
+def test_a_run_holding_its_own_predictions_resumes_after_a_move(spider, tmp_path):
+    """A predictions file inside the run directory counts by its name: a committed run made in one checkout
+    resumes in another; a predictions file elsewhere still has to be the same path."""
+    import shutil
+
+    first = tmp_path / "checkout-a" / "run"
+    first.mkdir(parents=True)
+    preds = first / "preds.jsonl"
+    preds.write_text(json.dumps({"id": 0, "sql": "SELECT count(*) FROM singer"}) + "\n")
+    evaluate(spider, predictions=preds, out=first, ids=["0"])
+    moved = tmp_path / "checkout-b" / "run"
+    shutil.copytree(first, moved)
+    shutil.rmtree(first)
+    summary = evaluate(spider, predictions=moved / "preds.jsonl", out=moved, ids=["0", "1"])
+    assert summary["n"] == 2 and [r["id"] for r in lines(moved / "results.jsonl")] == [0, 1]
+    other = tmp_path / "elsewhere.jsonl"
+    other.write_text((moved / "preds.jsonl").read_text())
+    with pytest.raises(ConfigError, match=r"different settings \(predictions\)"):
+        evaluate(spider, predictions=other, out=moved, ids=["0"])
+
+
 def test_filters(spider):
     from groundsql.evaluation import select
 

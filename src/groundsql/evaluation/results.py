@@ -84,8 +84,8 @@ def check_resumable(out: Path, config: dict[str, Any],
         previous = read_config(path)
         if normalize is not None and isinstance(previous.get("options"), dict):
             previous["options"] = normalize(previous["options"])
-        mine = _identity(json.loads(json.dumps(config, default=str)))
-        theirs = _identity(previous)
+        mine = _identity(json.loads(json.dumps(config, default=str)), out)
+        theirs = _identity(previous, out)
         changed = [k for k in RESUME_KEYS if theirs.get(k) != mine.get(k)]
         if changed:
             raise ConfigError(
@@ -101,13 +101,17 @@ def check_resumable(out: Path, config: dict[str, Any],
     write_atomic(path, json.dumps(config, indent=2, default=str) + "\n")
 
 
-def _identity(config: dict[str, Any]) -> dict[str, Any]:
+def _identity(config: dict[str, Any], out: Path | None = None) -> dict[str, Any]:
     """The settings that name a run; the seed counts only when questions are sampled.
 
     `limit` and `ids` are not part of it: they pick questions of the same fixed set (the databases, the sample
     and its seed), so a run can be extended (a larger `--limit`) or a subset reported; every summary covers only
-    the questions its own filters select."""
+    the questions its own filters select. A predictions file kept inside a run directory named like `out` counts
+    by its name, so a run committed from one checkout resumes in another."""
     identity = {k: config.get(k, _OLD_DEFAULTS.get(k)) for k in RESUME_KEYS}
+    predictions = identity.get("predictions")
+    if out is not None and predictions and Path(str(predictions)).parent.name == out.name:
+        identity["predictions"] = Path(str(predictions)).name
     filters = {k: v for k, v in dict(identity.get("filters") or {}).items() if k not in ("limit", "ids")}
     if filters.get("sample") is None:
         filters.pop("seed", None)

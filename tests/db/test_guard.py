@@ -137,3 +137,26 @@ def test_unknown_table_reads_like_the_engine_error() -> None:
 
 def test_system_catalogs_opt_in() -> None:
     assert check_statement("SELECT * FROM pg_catalog.pg_settings", "postgres", scope=PG, allow_system_catalogs=True)
+
+
+@pytest.mark.parametrize("sql, dialect", [
+    ("SELECT printf('%.*c', 1000000000, 'x')", "sqlite"),
+    ("SELECT printf('%*d', 20000000, 1)", "sqlite"),
+    ("SELECT format('%1000000000s', 'x')", "sqlite"),
+    ("SELECT printf('%.50000000f', 1.5)", "duckdb"),
+])
+def test_printf_with_a_huge_constant_width_is_refused(sql: str, dialect: str) -> None:
+    """A width or precision of tens of millions builds one huge value that no engine interrupts (SQLite spent
+    6-9 s on the first one past a 2 s limit): refused like repeat() with a huge count."""
+    with pytest.raises(RefusedStatement, match="would build a value"):
+        check_statement(sql, dialect)
+
+
+@pytest.mark.parametrize("sql", [
+    "SELECT printf('%.2f', 12345678.9)",  # a large value to format is not a width
+    "SELECT printf('%d%%', 20000000)",
+    "SELECT printf('%5.1f and %s', 3.14159, 'x'), format('%10s', 'y')",
+    "SELECT printf(fmt, 100000000) FROM (SELECT '%d' AS fmt)",
+])
+def test_printf_with_ordinary_widths_is_allowed(sql: str) -> None:
+    check_statement(sql, "sqlite")

@@ -11,6 +11,7 @@ change, because the pipelines hand them to the model as repair feedback.
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -225,9 +226,44 @@ SIZED_FUNCTIONS: dict[type[exp.Expression], str] = {exp.Repeat: "times", exp.Spa
 MAX_CONSTANT_VALUE_SIZE = 10_000_000
 
 
+#: printf-style functions, whose value is sized by a width or precision: in the format, or given for a `*`.
+FORMAT_FUNCTIONS = frozenset({"printf", "format"})
+#: One conversion of a printf format string (the format is text, not SQL): its width and precision, each digits
+#: or `*` (taken from the next argument).
+_CONVERSION = re.compile(r"%%|%[-+ #0,!']*(\*|\d*)(?:\.(\*|\d*))?")
+
+
+def _format_size(node: exp.Func) -> float | None:
+    """The largest constant width or precision a printf-style call asks for, or None."""
+    if isinstance(node, exp.Format):
+        arguments = [node.this, *node.expressions]
+    elif isinstance(node, exp.Anonymous) and node.name.lower() in FORMAT_FUNCTIONS:
+        arguments = list(node.expressions)
+    else:
+        return None
+    template = arguments[0] if arguments else None
+    if not (isinstance(template, exp.Literal) and template.is_string):
+        return None
+    sizes: list[float] = []
+    position = 1  # the next argument
+    for match in _CONVERSION.finditer(template.this):
+        if match.group(0) == "%%":
+            continue
+        for part in match.groups():
+            if part == "*":
+                size = _constant(arguments[position]) if position < len(arguments) else None
+                position += 1
+                if size is not None:
+                    sizes.append(size)
+            elif part:
+                sizes.append(float(part))
+        position += 1  # the value this conversion formats
+    return max(sizes, default=None)
+
+
 def _check_value_size(node: exp.Func) -> None:
     key = SIZED_FUNCTIONS.get(type(node))
-    size = _constant(node.args.get(key)) if key else None
+    size = _constant(node.args.get(key)) if key else _format_size(node)
     if size is not None and size > MAX_CONSTANT_VALUE_SIZE:
         raise RefusedStatement(f"refused: {node.sql_name().lower()}() would build a value of {size:,.0f} "
                                f"characters (at most {MAX_CONSTANT_VALUE_SIZE:,} allowed)")

@@ -6,7 +6,7 @@ excluded by reason, EX on the kept questions and on the questions every engine k
 latency. Each engine's run is a resumable `groundsql eval` run under --runs-dir; engines.md is rewritten from
 every run there with the same sample.
 
-    python benchmarks/engines.py --load                       # copy the sample's databases into every engine
+    python benchmarks/engines.py --load-only --n 150          # copy the sample's databases into every engine
     GROUNDSQL_THREADS=2 python benchmarks/engines.py --preset baseline --model local:qwen2.5-coder-1.5b
     python benchmarks/engines.py --gold --n 646               # no model: the SQLite gold SQL as the predictions
 """
@@ -65,6 +65,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--n", type=int, default=20, help="questions sampled from the open Spider split")
     parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument("--load", action="store_true", help="(re)load the sample's databases into each engine first")
+    parser.add_argument("--load-only", action="store_true", help="(re)load the copies and run nothing")
     parser.add_argument("--dataset", type=Path, default=DEFAULT_SPIDER)
     parser.add_argument("--runs-dir", type=Path, default=REPO / "benchmarks" / "results" / "engines_runs")
     parser.add_argument("--results", type=Path, default=REPO / "benchmarks" / "results")
@@ -83,9 +84,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"$ {command}\nmachine: {machine()}", flush=True)
         db_ids = sample_db_ids(args)
         for name in chosen:
-            if args.load and engines[name]:
+            if (args.load or args.load_only) and engines[name]:
                 load(args.dataset, engines[name], db_ids)
-            run(args, name, engines[name], command)
+            if not args.load_only:
+                run(args, name, engines[name], command)
     print(write_results(args))
     return 0
 

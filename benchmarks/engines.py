@@ -29,6 +29,8 @@ REPO = Path(__file__).resolve().parents[1]
 DEFAULT_SPIDER = REPO.parent / "shared" / "data" / "spider"
 COPIES = Path(os.environ.get("GROUNDSQL_ENGINE_COPIES", Path(tempfile.gettempdir()) / "groundsql-engine-copies"))
 
+NOTES_MARKER = "<!-- analysis: written by hand, kept when the tables above are regenerated -->"
+
 #: engine name → URL template of its copies ("" is the SQLite original).
 ENGINES = {
     "sqlite": "",
@@ -193,7 +195,10 @@ def write_results(args: argparse.Namespace) -> str:
         lines.append("")
     text = "\n".join(lines) + "\n"
     args.results.mkdir(parents=True, exist_ok=True)
-    (args.results / "engines.md").write_text(text, encoding="utf-8")
+    path = args.results / "engines.md"
+    if path.exists() and NOTES_MARKER in path.read_text(encoding="utf-8"):  # hand-written reading survives
+        text += "\n" + NOTES_MARKER + path.read_text(encoding="utf-8").split(NOTES_MARKER, 1)[1]
+    path.write_text(text, encoding="utf-8")
     return text
 
 

@@ -122,8 +122,7 @@ class LocalModel(Model):
                     with PromptCounter(llama, cache) as counter:
                         out = llama.create_chat_completion(messages=messages, seed=call_seed, **kwargs)
                     cached_tokens += counter.cached_tokens
-                    read = sum(c.prompt_tokens - c.cached_tokens for c in counter.calls)
-                    if cache is not None and read >= MIN_NEW_TOKENS:
+                    if cache is not None and counter.evaluated_tokens >= MIN_NEW_TOKENS:
                         cache.save(llama)  # a new prefix: keep it for the calls that come back to it
                 if stop_at.expired:
                     raise ModelTimeout(f"{self.spec}: generation passed the {self.timeout_s:g} s model deadline; "

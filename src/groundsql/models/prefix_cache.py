@@ -184,6 +184,11 @@ class PromptCounter:
     def cached_tokens(self) -> int:
         return sum(c.cached_tokens for c in self.calls)
 
+    @property
+    def evaluated_tokens(self) -> int:
+        """Prompt tokens the model had to read in the block."""
+        return sum(c.prompt_tokens - c.cached_tokens for c in self.calls)
+
 
 _CACHES: dict[int, PrefixStateCache] = {}
 _CACHES_LOCK = threading.Lock()

@@ -40,6 +40,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="run only the first LIMIT questions of the sample (file order), for costly presets")
     parser.add_argument("--ids", default=None, metavar="ID,ID,...",
                         help="only these question ids of the sample (e.g. the questions a new stage can change)")
+    parser.add_argument("--model-for", action="append", default=[], metavar="ROLE=SPEC",
+                        help="a model for one role (e.g. orchestrator=local:qwen2.5-coder-0.5b); part of the run")
     parser.add_argument("--samples", type=int, default=1)
     parser.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
                         help="preset option, repeatable (e.g. validate=false, linker=vector,apex); part of the run")
@@ -59,6 +61,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"Spider data not found at {args.dataset}", file=sys.stderr)
         return 2
     options = parse_options(args.option)
+    roles = parse_roles(args.model_for)
     if not args.report_only:
         print(f"$ {command}\nmachine: {machine()}", flush=True)
         from groundsql.evaluation import evaluate
@@ -66,7 +69,7 @@ def main(argv: list[str] | None = None) -> int:
         pairs = [(p.strip(), m.strip()) for p in args.presets.split(",") if p.strip()
                  for m in args.models.split(",") if m.strip()]
         for preset, model in pairs:
-            run_dir = args.runs_dir / run_name(preset, model, options, args)
+            run_dir = args.runs_dir / run_name(preset, model, options, args, roles)
             print(f"== {preset} · {model} {options or ''} → {run_dir}", flush=True)
             run_dir.mkdir(parents=True, exist_ok=True)
             (run_dir / COMMANDS_FILE).write_text(f"{command}\n# machine: {machine()}\n", encoding="utf-8")
@@ -79,7 +82,8 @@ def main(argv: list[str] | None = None) -> int:
 
             evaluate(args.dataset, preset=preset, model=model, samples=args.samples, workers=args.workers,
                      out=run_dir, progress=progress, sample=args.n, seed=args.seed, limit=args.limit,
-                     ids=args.ids.split(",") if args.ids else None, options=options, report=False)
+                     ids=args.ids.split(",") if args.ids else None, options=options, models=roles or None,
+                     report=False)
             write_results(args)
     print(write_results(args))
     return 0
@@ -99,8 +103,22 @@ def parse_options(items: list[str]) -> dict[str, Any]:
     return options
 
 
-def run_name(preset: str, model: str, options: dict[str, Any], args: argparse.Namespace) -> str:
+def parse_roles(items: list[str]) -> dict[str, str]:
+    """ROLE=SPEC pairs of --model-for."""
+    roles: dict[str, str] = {}
+    for item in items:
+        role, sep, spec = item.partition("=")
+        if not sep or not role.strip() or not spec.strip():
+            raise SystemExit(f"--model-for expects ROLE=SPEC, got {item!r}")
+        roles[role.strip()] = spec.strip()
+    return roles
+
+
+def run_name(preset: str, model: str, options: dict[str, Any], args: argparse.Namespace,
+             roles: dict[str, str] | None = None) -> str:
     name = f"{preset}__{slug(model)}__n{args.n}_seed{args.seed}"
+    for role, spec in sorted((roles or {}).items()):
+        name += f"__{slug(role)}-{slug(spec)}"
     if args.samples > 1:
         name += f"__k{args.samples}"
     for key, value in sorted(options.items()):
@@ -152,7 +170,7 @@ def _runs(args: argparse.Namespace) -> list[tuple[str, Path, dict[str, Any], lis
         config, records = load_run(run_dir)
         if records:
             found.append((_label(config, run_dir.name), run_dir, config, records))
-    order = {"baseline": 0, "refine": 1, "ssev": 2, "apex": 3, "prospy": 4}
+    order = {"baseline": 0, "refine": 1, "ssev": 2, "apex": 3, "agentnlq": 4, "recap": 5, "prospy": 6}
     found.sort(key=lambda run: (order.get(run[2].get("preset"), 9), len(run[2].get("options") or {}), run[0]))
     return found
 
@@ -186,17 +204,19 @@ def write_results(args: argparse.Namespace) -> str:
                 if ids <= {str(r["id"]) for r in other_records}]
         lines += summary_table(same) + [""]
     lines += head_to_head(runs)
-    staged = [(label, summarize(records, config)) for label, _, config, records in runs
+    staged = [(label, summarize(records, config), records) for label, _, config, records in runs
               if any(r.get("stages") for r in records)]
     if staged:
         lines += ["## What each stage adds", "",
                   "EX of the answer each run would have returned had it stopped after that stage (the pipeline "
                   "records the SQL after every stage and each one is scored), in pipeline order. The last stage "
-                  "is the run's answer.", "", "| run | n | stage → EX % |",
-                  "|---|---:|---|"]
-        for label, summary in staged:
+                  "is the run's answer. First → last: questions whose answer the later stages changed from "
+                  "wrong to right (fixed) and from right to wrong (broken).", "",
+                  "| run | n | stage → EX % | first → last: fixed / broken |", "|---|---:|---|---:|"]
+        for label, summary, records in staged:
             steps = " → ".join(f"{name} {v['ex']:.1f}" for name, v in summary["stages"].items())
-            lines.append(f"| {label} | {summary['n']} | {steps} |")
+            fixed, broken = stage_changes(records)
+            lines.append(f"| {label} | {summary['n']} | {steps} | {fixed} / {broken} |")
         lines.append("")
     python = python_stage_table([(label, summarize(records, config)) for label, _, config, records in runs])
     if python:
@@ -204,6 +224,7 @@ def write_results(args: argparse.Namespace) -> str:
                   "How often the Python stage ran (the model wrote code over the fetched views), how often it "
                   "produced a valid result table (of the runs), and how many answers were scored as that table "
                   "(`scored: python_table` in the records) and right.", ""] + python + [""]
+    lines += agentnlq_paths(runs) + recap_rounds(runs)
     if runs:
         lines += ["## Failures of the wrong answers", "",
                   "| run | n | execution_error | wrong | empty | superset | malformed |",
@@ -228,6 +249,59 @@ def write_results(args: argparse.Namespace) -> str:
         text += "\n" + NOTES_MARKER + target.read_text(encoding="utf-8").split(NOTES_MARKER, 1)[1]
     target.write_text(text, encoding="utf-8")
     return text
+
+
+def stage_changes(records: list[dict[str, Any]]) -> tuple[int, int]:
+    """Questions whose first recorded stage was wrong and last right (fixed), and the other way (broken)."""
+    fixed = broken = 0
+    for record in records:
+        stages = list((record.get("stages") or {}).values())
+        if len(stages) < 2:
+            continue
+        first, last = bool(stages[0].get("correct")), bool(stages[-1].get("correct"))
+        fixed += last and not first
+        broken += first and not last
+    return fixed, broken
+
+
+def agentnlq_paths(runs: list) -> list[str]:
+    """Where each agentnlq run settled its questions: on the fast path, after escalation, or not at all."""
+    from groundsql.evaluation import summarize
+
+    lines = ["## Where agentnlq settles its questions", "",
+             "Fast: the orchestrator's own loop reached an accepted result; escalated: the SQL generator's slow "
+             "loop did; unsolved: every attempt failed its checks and the best effort was returned (low "
+             "confidence). Each cell: share of the run's questions, and EX within them.", "",
+             "| run | n | fast | escalated | unsolved |", "|---|---:|---:|---:|---:|"]
+    for label, _, config, records in runs:
+        paths = summarize(records, config).get("agentnlq_paths")
+        if not paths:
+            continue
+        n = len(records)
+        cells = [f"{100.0 * g['n'] / n:.0f}% ({g['n']}), EX {100.0 * g['correct'] / g['n']:.0f}%" if g["n"]
+                 else "0" for g in (paths[p] for p in ("fast", "escalated", "unsolved"))]
+        lines.append(f"| {label} | {n} | " + " | ".join(cells) + " |")
+    return lines + [""] if len(lines) > 6 else []
+
+
+def recap_rounds(runs: list) -> list[str]:
+    """How much each recap run's agents worked per question, and whether the validator passed a result."""
+    from groundsql.evaluation import summarize
+
+    lines = ["## What the recap agents did", "",
+             "Per question (means): answer/inspect actions taken, plan-critique rounds, plan versions, "
+             "self-refinement rounds, re-linkings, results the validator rejected; and the share of questions "
+             "whose answer the validator passed (the rest return the best query that ran).", "",
+             "| run | n | actions | plan critiques | plan versions | refinements | re-links | rejections | "
+             "validated |", "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for label, _, config, records in runs:
+        recap = summarize(records, config).get("recap")
+        if not recap:
+            continue
+        lines.append(f"| {label} | {recap['n']} | {recap['steps']} | {recap['plan_critique_rounds']} | "
+                     f"{recap['plan_versions']} | {recap['refine_rounds']} | {recap['relinks']} | "
+                     f"{recap['validator_rejections']} | {100.0 * recap['validated'] / recap['n']:.0f}% |")
+    return lines + [""] if len(lines) > 6 else []
 
 
 def head_to_head(runs: list) -> list[str]:

@@ -78,3 +78,14 @@ def test_make_large_schema(spider_dir, tmp_path):
     again = runner.invoke(cli, ["eval", "make-large-schema", "--out", str(out), "--spider", str(spider_dir),
                                 "--train", str(train)])
     assert again.exit_code == 2 and "already exists" in again.output
+
+
+def test_model_for_is_checked_before_any_question(spider_dir, tmp_path):
+    runner = CliRunner()
+    malformed = runner.invoke(cli, ["eval", str(spider_dir), "--model-for", "orchestrator", "--limit", "1"])
+    assert malformed.exit_code == 2 and "expected ROLE=SPEC" in malformed.output
+    out = tmp_path / "run"
+    unknown = runner.invoke(cli, ["eval", str(spider_dir), "--model-for", "orchestrator=nowhere:model",
+                                  "--limit", "1", "--out", str(out)])
+    assert unknown.exit_code != 0 and "nowhere" in unknown.output and "Traceback" not in unknown.output
+    assert not (out / "results.jsonl").exists()

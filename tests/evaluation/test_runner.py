@@ -88,6 +88,16 @@ def test_resuming_with_other_settings_is_refused(spider, tmp_path):
         evaluate(spider, preset="refine", model=oracle(spider), out=tmp_path, db=DB, limit=1)
 
 
+def test_a_model_per_role_answers_that_role_and_names_the_run(spider, tmp_path):
+    wrong = ScriptedModel(default="```sql\nSELECT 1\n```", name="wrong")
+    generator = oracle(spider)
+    summary = evaluate(spider, model=wrong, models={"generator": generator}, out=tmp_path, db=DB, limit=3)
+    assert summary["ex"] == 100.0 and len(generator.calls) == 3 and not wrong.calls
+    assert json.loads((tmp_path / "run.json").read_text())["models"] == {"generator": "scripted:oracle"}
+    with pytest.raises(ConfigError, match="different settings.*models"):
+        evaluate(spider, model=wrong, out=tmp_path, db=DB, limit=3)
+
+
 def test_workers_run_questions_concurrently_with_the_same_results(spider, tmp_path):
     summary = evaluate(spider, model=oracle(spider), workers=3, out=tmp_path, db=DB, limit=8)
     assert summary["n"] == 8 and summary["ex"] == 100.0

@@ -8,7 +8,13 @@ from pathlib import Path
 import click
 
 from groundsql.cli.app import cli
-from groundsql.cli.options import experts_option, parse_preset_options, preset_options
+from groundsql.cli.options import (
+    experts_option,
+    model_for_option,
+    parse_model_roles,
+    parse_preset_options,
+    preset_options,
+)
 from groundsql.models import DEFAULT_MODEL, SPEC_HELP
 
 
@@ -67,13 +73,15 @@ def eval_group() -> None:
               help="Knowledge folder for every database, or a folder holding one per database named by db_id "
                    "(BIRD's database_description folders are read without it).")
 @experts_option
+@model_for_option
 @preset_options
 @click.option("--model-timeout", "model_timeout_s", type=float, default=None, metavar="SECONDS",
               help="Total time one model call may take, retries included (default: GROUNDSQL_MODEL_TIMEOUT, "
                    "else 120 s for API models, 600 s of generation for the embedded model).")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as one JSON object.")
 def run_command(dataset, preset, model_spec, samples, workers, out, predictions, stage, linker, db_ids, ids, limit,
-                sample, seed, keep_distinct, engine, knowledge_dir, experts, preset_options, model_timeout_s, as_json):
+                sample, seed, keep_distinct, engine, knowledge_dir, experts, model_for, preset_options, model_timeout_s,
+                as_json):
     """Run PRESET on every selected question of DATASET (or score --predictions) and report."""
     from groundsql.evaluation import evaluate
 
@@ -81,6 +89,7 @@ def run_command(dataset, preset, model_spec, samples, workers, out, predictions,
                "limit": limit, "sample": sample, "seed": seed, "stage": stage, "linker": linker,
                "keep_distinct": keep_distinct, "engine": engine, "model_timeout_s": model_timeout_s,
                "knowledge": str(knowledge_dir) if knowledge_dir else None,
+               "models": parse_model_roles(model_for) or None,
                "options": parse_preset_options(preset_options, experts=experts)}
     with _ProgressBar(enabled=not as_json, resumed=out) as bar:
         summary = evaluate(dataset, preset=preset, model=None if predictions else model_spec, samples=samples,

@@ -39,7 +39,8 @@ def evaluate(
         predictions: a JSON Lines file of {"id", "sql"} to score instead of running a model.
         progress: called as progress(record, finished, total) after each question.
         report: write report.md and PNG plots into `out`.
-        filters: db (list of db ids), ids, limit, sample, seed, stage ("full" or "link"), linker,
+        filters: models (a model or spec per role, e.g. {"orchestrator": "local:qwen2.5-coder-0.5b"}; other
+            roles use `model`), db (list of db ids), ids, limit, sample, seed, stage ("full" or "link"), linker,
             keep_distinct, options (preset options), knowledge (a knowledge folder, or a folder of them named
             by db_id).
 

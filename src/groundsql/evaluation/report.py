@@ -22,6 +22,8 @@ def run_label(config: dict[str, Any], fallback: str = "run") -> str:
         return f"predictions:{Path(str(config.get('predictions'))).name}"
     parts = [config.get("preset"), config.get("model")]
     label = " · ".join(str(p) for p in parts if p)
+    for role, spec in (config.get("models") or {}).items():
+        label += f" · {role}={spec}"
     if (config.get("samples") or 1) > 1:
         label += f" · k={config['samples']}"
     return label or fallback

@@ -23,8 +23,8 @@ SUMMARY_FILE = "summary.json"
 CONFIG_FILE = "run.json"
 #: Settings that must match for a run directory to be resumed: everything that changes which questions run
 #: (the filters) or how they are answered and scored.
-RESUME_KEYS = ("dataset", "preset", "model", "samples", "stage", "linker", "predictions", "options", "filters",
-               "keep_distinct")
+RESUME_KEYS = ("dataset", "preset", "model", "models", "samples", "stage", "linker", "predictions", "options",
+               "filters", "keep_distinct")
 #: Values assumed for keys a run.json written by an older groundsql lacks.
 _OLD_DEFAULTS: dict[str, Any] = {"keep_distinct": False}
 

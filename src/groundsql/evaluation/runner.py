@@ -45,6 +45,7 @@ class EvalOptions:
 
     preset: str = "baseline"
     model: str | Model | None = None  # a spec, or a loaded model (e.g. one already warmed up)
+    models: dict[str, str | Model] | None = None  # a model per role (orchestrator, judge…); others use `model`
     samples: int = 1
     workers: int = 1
     stage: str = "full"  # "full" runs the preset; "link" runs only schema linking
@@ -222,6 +223,8 @@ def _config(data: Dataset, options: EvalOptions, settings: Options | None) -> di
         "dataset": str(data.root), "kind": data.kind,
         "preset": None if options.predictions else options.preset,
         "model": None if options.predictions else _model_spec(options.model),
+        "models": None if options.predictions or not options.models else
+        {role: _model_spec(m) for role, m in sorted(options.models.items())},
         "samples": options.samples, "stage": "score" if options.predictions else options.stage,
         "linker": linker, "predictions": options.predictions, "knowledge": options.knowledge,
         "engine": _engine_display(options.engine) if options.engine else None,
@@ -249,9 +252,15 @@ class _Job:
         self.engine = EngineGold(options.engine, scorer) if options.engine else None
         self.predictions = _read_predictions(options.predictions) if options.predictions else None
         self.model: Model | None = None
+        self.roles: dict[str, Model] = {}
         if self.predictions is None:
-            self.model = options.model if isinstance(options.model, Model) else load_model(
-                options.model, timeout_s=options.model_timeout_s)
+            self.model = self._load(options.model)
+            self.roles = {role: self._load(m) for role, m in (options.models or {}).items()}
+
+    def _load(self, model: str | Model | None) -> Model:
+        if isinstance(model, Model):
+            return model
+        return load_model(model, timeout_s=self.options.model_timeout_s)
 
     def close(self) -> None:
         for database in self._databases.values():
@@ -330,7 +339,7 @@ class _Job:
         # database_description folder beside a database file is found by `knowledge.prepare` itself; the
         # descriptions read here serve databases in another engine.
         database = self.database(self.location(q))
-        ctx = Context(question=q.question, db=database, models={"default": self.model},
+        ctx = Context(question=q.question, db=database, models={"default": self.model, **self.roles},
                       evidence=q.evidence, samples=self.options.samples, options=self.settings,
                       gold_sql=record.get("engine_gold_sql") or q.gold_sql, db_id=q.db_id,
                       column_descriptions=self._descriptions(q.db_id) or None,
@@ -379,6 +388,9 @@ class _Job:
             record["auto_path"] = decisions
         if paths:  # agentnlq: solved on the fast path, after escalation, or not at all (its benchmark shares)
             record["agentnlq_path"] = paths[-1]
+        recap = [n for n in ctx.trace.notes("recap") if n.get("agent") == "done"]
+        if recap:  # recap: rounds of each agent, for the benchmark's per-question counts
+            record["recap"] = _recap_counts(recap[-1])
         if self.options.stage == "link":
             record["correct"] = None
             self._link_scores(q, record, linked)
@@ -507,6 +519,15 @@ def _engine_display(template: str) -> str:
     from groundsql.evaluation.load import _display
 
     return _display(template)
+
+
+def _recap_counts(done: dict[str, Any]) -> dict[str, Any]:
+    """The counts of one recap run's final note: actions, critique and refinement rounds, validator verdicts."""
+    verdicts = [bool(v) for v in done.get("verdicts") or []]
+    return {"steps": done.get("steps"), "validated": bool(done.get("validated")),
+            "plan_versions": done.get("plan_versions"), "plan_critique_rounds": done.get("plan_critique_rounds"),
+            "refine_rounds": done.get("refine_rounds"), "relinks": done.get("relinks"),
+            "validator_rejections": verdicts.count(False)}
 
 
 def _model_spec(model: str | Model | None) -> str:

@@ -74,6 +74,20 @@ def summarize(records: list[dict[str, Any]], config: dict[str, Any] | None = Non
                                    "ok": sum(1 for p in python if p.get("ok")), "scored": len(tables),
                                    "correct": sum(1 for r in tables if r.get("correct"))}
 
+    paths = [r for r in records if r.get("agentnlq_path")]
+    if paths:  # agentnlq: questions settled on the fast path, after escalation, or not at all, and EX of each
+        summary["agentnlq_paths"] = {
+            path: {"n": len(group), "correct": sum(1 for r in group if r.get("correct"))}
+            for path in ("fast", "escalated", "unsolved")
+            for group in [[r for r in paths if r["agentnlq_path"] == path]]}
+
+    recap = [r["recap"] for r in records if r.get("recap")]
+    if recap:  # recap: how much critique, refinement and validation ran per question
+        summary["recap"] = {"n": len(recap), "validated": sum(1 for x in recap if x.get("validated")),
+                            **{key: round(sum(int(x.get(key) or 0) for x in recap) / len(recap), 2)
+                               for key in ("steps", "plan_critique_rounds", "plan_versions", "refine_rounds",
+                                           "relinks", "validator_rejections")}}
+
     failures = Counter(r.get("failure") for r in records if not r.get("correct"))
     summary["failures"] = {f: failures.get(f, 0) for f in FAILURES if failures.get(f)}
     summary["pipeline_errors"] = sum(1 for r in records if r.get("pipeline_error"))

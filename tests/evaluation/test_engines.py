@@ -107,11 +107,16 @@ def _check_copy_run(spider_dir: Path, template: str, tmp_path: Path, db_ids: lis
     records = [json.loads(line) for line in (tmp_path / "run" / "results.jsonl").read_text().splitlines()]
     excluded = [r for r in records if r.get("excluded")]
     assert summary["n"] + len(excluded) == len(records)
-    wrong = [r for r in records if r["correct"] is False]
+    # A gold that the engine ran only once its grouping was repaired (a column SQLite lets stand beside GROUP BY)
+    # counts, with the repaired gold; its SQLite text, given as the prediction, fails there as it is.
+    regrouped = [r for r in records if r.get("engine_gold_repair") == "grouping"]
+    assert all(r["correct"] is False and "GROUP BY" in r["engine_gold_sql"] for r in regrouped)
+    wrong = [r for r in records if r["correct"] is False and not r.get("engine_gold_repair")]
     # A parallel engine (DuckDB) may return another of several rows that tie under ORDER BY … LIMIT from one run to
     # the next, after the gold check passed; any other wrong answer is a loading or scoring fault.
     assert summary["n"] > 0 and all(_tie_prone(r["gold_sql"]) for r in wrong), wrong
-    assert summary["correct"] >= summary["n"] - 1, wrong
+    assert summary["correct"] >= summary["n"] - len(regrouped) - 1, wrong
+    summary["regrouped"] = len(regrouped)
     assert all(r["error"] and r["excluded"] in ("untranspilable", "gold_error", "gold_mismatch") for r in excluded)
     assert summary.get("excluded", {"n": 0})["n"] == len(excluded)
     assert json.loads((tmp_path / "run" / "summary.json").read_text())["run"]["engine"]
@@ -141,8 +146,9 @@ def test_duckdb_copy_keeps_keys_and_answers_the_gold(spider_dir: Path, tmp_path:
     questions = json.loads((spider_dir / "dev.json").read_text())
     index = next(i for i, q in enumerate(questions)
                  if q["query"] == "SELECT count(*) FROM singer" and q["db_id"] == "concert_singer")
-    _check_copy_run(spider_dir, template, tmp_path, SMALL_DBS,
-                    extra={index: "SELECT count(*) FROM singer WHERE name ~ '.*'"})
+    summary = _check_copy_run(spider_dir, template, tmp_path, SMALL_DBS,
+                              extra={index: "SELECT count(*) FROM singer WHERE name ~ '.*'"})
+    assert summary["regrouped"] >= 1  # concert_singer's "GROUP BY T2.concert_id" golds select concert_name
 
 
 @pytest.mark.integration

@@ -151,6 +151,8 @@ def _declared_schema(db: Database) -> Schema:
         if db.dialect == "spark":
             for table, column, ref_table, ref_column in SHOP_KEYS:
                 schema.table(table).foreign_keys.append(ForeignKey([column], ref_table, [ref_column]))
+            for table in schema.tables:  # every shop table's key is its first column
+                table.primary_key = [table.columns[0].name]
         _SCHEMAS[db.display] = schema
     return _SCHEMAS[db.display]
 
@@ -361,6 +363,30 @@ def test_aggregate_order_by_without_group_by_groups_the_selected_columns(shop):
         return
     assert _rules(fixed) == ["aggregate"]
     assert _rows(fixed)[0] == ("Rock",)
+
+
+#: Engines that refuse a column beside GROUP BY that is neither grouped nor aggregated (MariaDB's default
+#: sql_mode lacks ONLY_FULL_GROUP_BY, and SQLite allows it: both run these queries as they are).
+STRICT_GROUPING = ("duckdb", "postgres", "spark")
+
+
+def test_a_column_the_grouped_key_determines_joins_the_group_by(shop):
+    sql = ("SELECT ar.name, COUNT(*) FROM artist AS ar JOIN album AS al ON ar.artist_id = al.artist_id "
+           "JOIN track AS t ON t.album_id = al.album_id GROUP BY al.artist_id ORDER BY ar.name")
+    fixed = _repair(shop, sql)
+    assert _rows(fixed) == [("Bjork", 2), ("Nirvana", 2)]
+    if shop.dialect in STRICT_GROUPING:
+        assert _rules(fixed) == ["grouping"]
+        assert "GROUP BY al.artist_id, ar.name" in fixed.candidate.sql
+    else:
+        assert not fixed.repaired
+
+
+def test_a_column_the_grouped_key_does_not_determine_is_only_hinted(shop):
+    fixed = _repair(shop, "SELECT t.genre, COUNT(*) FROM track AS t GROUP BY t.album_id")
+    assert not fixed.repaired
+    if shop.dialect in STRICT_GROUPING:
+        assert any("t.genre is neither grouped nor aggregated" in h for h in fixed.hints)
 
 
 def test_dialect_concat_where_the_engine_lacks_it(shop):

@@ -15,6 +15,7 @@ from groundsql.sql.repairs.aggregates import aggregates_to_having
 from groundsql.sql.repairs.ambiguous import qualify_ambiguous
 from groundsql.sql.repairs.base import RepairFacts, RepairPlan, Rule, RuleOutcome, TreeFix, parse_query
 from groundsql.sql.repairs.dialect import is_dialect_error, transpile_dialect
+from groundsql.sql.repairs.grouping import group_dependent_columns, is_grouping_error
 from groundsql.sql.repairs.joins import add_missing_joins, reroute_joins, shortest_paths, unique_shortest_path
 from groundsql.sql.repairs.literals import fold_value, snap_literals
 from groundsql.sql.repairs.qualifier import requalify
@@ -31,6 +32,7 @@ RULES: list[tuple[str, Rule]] = [
     ("join", add_missing_joins),
     ("ambiguous", qualify_ambiguous),
     ("aggregate", aggregates_to_having),
+    ("grouping", group_dependent_columns),
 ]
 
 
@@ -68,6 +70,6 @@ def plan_repairs(sql: str, facts: RepairFacts) -> RepairPlan:
 
 __all__ = [
     "RULES", "RepairFacts", "RepairPlan", "Rule", "RuleOutcome", "TreeFix", "add_missing_joins", "aggregates_to_having",
-    "fold_value", "name_key", "plan_repairs", "qualify_ambiguous", "requalify", "reroute_joins", "respell_columns",
+    "fold_value", "group_dependent_columns", "is_grouping_error", "name_key", "plan_repairs", "qualify_ambiguous", "requalify", "reroute_joins", "respell_columns",
     "respell_tables", "shortest_paths", "snap_literals", "transpile_dialect", "unique_shortest_path",
 ]

@@ -18,7 +18,7 @@ def qualify_ambiguous(tree: exp.Expression, facts: RepairFacts) -> RuleOutcome:
     for use in resolution.columns:
         if use.status != "ambiguous":
             continue
-        groups = _equated(use.scope, resolution)
+        groups = equated_columns(use.scope, resolution)
         roots = {groups.find((s.alias.lower(), use.name.lower())) for s in use.candidates}
         if len(roots) == 1:
             set_qualifier(use.node, use.candidates[0].alias)
@@ -29,7 +29,9 @@ def qualify_ambiguous(tree: exp.Expression, facts: RepairFacts) -> RuleOutcome:
     return outcome
 
 
-class _Groups:
+class ColumnGroups:
+    """Union-find over (alias, column) pairs that a condition sets equal."""
+
     def __init__(self) -> None:
         self.parent: dict[tuple[str, str], tuple[str, str]] = {}
 
@@ -42,10 +44,10 @@ class _Groups:
         self.parent[self.find(a)] = self.find(b)
 
 
-def _equated(view: ScopeView, resolution: Resolution) -> _Groups:
+def equated_columns(view: ScopeView, resolution: Resolution) -> ColumnGroups:
     """Columns a join condition or a top-level WHERE conjunct sets equal, as (alias, column) groups."""
     uses = {id(u.node): u for u in resolution.columns}
-    groups = _Groups()
+    groups = ColumnGroups()
 
     def side(node: exp.Expression) -> tuple[str, str] | None:
         if not isinstance(node, exp.Column):

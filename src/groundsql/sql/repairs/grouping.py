@@ -1,0 +1,109 @@
+"""Rule 7, ungrouped columns: a column beside GROUP BY that the grouped keys determine joins the GROUP BY.
+
+SQLite lets a query select a column it neither groups nor aggregates; PostgreSQL, DuckDB, Spark and MariaDB in
+strict mode refuse it. When the grouped columns determine the column (it is equal to a grouped column through a
+join or WHERE condition, or the grouped columns cover its table's whole primary key), adding it to GROUP BY keeps
+every group and every value the same, so the rewrite is exact. Any other ungrouped column is only hinted at.
+"""
+
+from __future__ import annotations
+
+from sqlglot import exp
+
+from groundsql.sql.repairs.ambiguous import ColumnGroups, equated_columns
+from groundsql.sql.repairs.base import RepairFacts, RuleOutcome
+from groundsql.sql.resolve import ColumnUse, resolve
+
+#: Clauses whose plain columns must be grouped (WHERE and JOIN conditions are evaluated before grouping).
+_GROUPED_CLAUSES = ("expressions", "having", "order")
+
+
+def is_grouping_error(error: str | None) -> bool:
+    """Whether an engine refused a column that is neither grouped nor aggregated (every engine names GROUP BY)."""
+    return bool(error) and "group by" in error.lower()
+
+
+def group_dependent_columns(tree: exp.Expression, facts: RepairFacts) -> RuleOutcome:
+    """Add to GROUP BY each selected, HAVING or ORDER BY column that the grouped columns determine."""
+    outcome = RuleOutcome()
+    if not is_grouping_error(facts.error):
+        return outcome
+    resolution = resolve(tree, facts.schema, facts.dialect)
+    if resolution is None:
+        return outcome
+    by_scope: dict[int, list[ColumnUse]] = {}
+    for use in resolution.columns:
+        by_scope.setdefault(id(use.scope), []).append(use)
+    for view in resolution.scopes:
+        group = view.select.args.get("group")
+        if group is None or not group.expressions:
+            continue
+        uses = by_scope.get(id(view), [])
+        equal = equated_columns(view, resolution)
+        named = {_key(u) for u in uses if any(u.node is e for e in group.expressions)} - {None}
+        grouped = {equal.find(key) for key in named}
+        added: list[exp.Column] = []
+        for use in uses:
+            key = _key(use)
+            if key is None or key in named or not _ungrouped(use, view.select, group):
+                continue
+            if equal.find(key) in grouped or _key_covered(use, grouped, equal):
+                if not any(_same(use.node, c) for c in added):
+                    added.append(use.node)
+            else:
+                name = use.node.sql(dialect=facts.dialect)
+                hint = (f"{name} is neither grouped nor aggregated, and the GROUP BY columns do not determine it: "
+                        "add it to GROUP BY if each group should split by it, or aggregate it.")
+                if hint not in outcome.hints:
+                    outcome.hints.append(hint)
+        if added:
+            group.set("expressions", [*group.expressions, *(c.copy() for c in added)])
+            outcome.changes.append("GROUP BY + " + ", ".join(c.sql(dialect=facts.dialect) for c in added) +
+                                   " (determined by the grouped columns)")
+    return outcome
+
+
+def _key(use: ColumnUse) -> tuple[str, str] | None:
+    """(alias, column) of a column that resolved to a schema table; None for anything else."""
+    if use.status != "ok" or use.source is None or use.source.table is None:
+        return None
+    return use.source.alias.lower(), use.name.lower()
+
+
+def _ungrouped(use: ColumnUse, select: exp.Select, group: exp.Group) -> bool:
+    """A plain column of a clause evaluated after grouping, outside any aggregate or window of this SELECT, and
+    not itself one of the GROUP BY expressions."""
+    node = use.node
+    if any(node is e for e in group.expressions):
+        return False
+    if any(isinstance(a, (exp.AggFunc, exp.Window)) for a in _ancestors(node, select)):
+        return False
+    return _clause(node, select) in _GROUPED_CLAUSES
+
+
+def _key_covered(use: ColumnUse, grouped: set[tuple[str, str]], equal: ColumnGroups) -> bool:
+    """Whether the grouped columns cover the whole primary key of the column's table (same alias)."""
+    table = use.source.table if use.source is not None else None
+    if table is None or not table.primary_key:
+        return False
+    alias = use.source.alias.lower()
+    return all(equal.find((alias, column.lower())) in grouped for column in table.primary_key)
+
+
+def _ancestors(node: exp.Expression, stop: exp.Expression):
+    parent = node.parent
+    while parent is not None and parent is not stop:
+        yield parent
+        parent = parent.parent
+
+
+def _clause(node: exp.Expression, select: exp.Select) -> str | None:
+    """The argument of `select` that holds `node` (expressions, where, having, order…)."""
+    child = node
+    while child.parent is not None and child.parent is not select:
+        child = child.parent
+    return child.arg_key if child.parent is select else None
+
+
+def _same(a: exp.Column, b: exp.Column) -> bool:
+    return a.name.lower() == b.name.lower() and (a.table or "").lower() == (b.table or "").lower()

@@ -6,8 +6,9 @@ excluded by reason, EX on the kept questions and on the questions every engine k
 latency. Each engine's run is a resumable `groundsql eval` run under --runs-dir; engines.md is rewritten from
 every run there with the same sample.
 
-    python benchmarks/engines.py --load-only --n 150          # copy the sample's databases into every engine
+    python benchmarks/engines.py --load-only                  # copy the sample's databases into every engine
     GROUNDSQL_THREADS=2 python benchmarks/engines.py --preset baseline --model local:qwen2.5-coder-1.5b
+    python benchmarks/engines.py --report-only                # rewrite engines.md and engines.png
     python benchmarks/engines.py --gold --n 646               # no model: the SQLite gold SQL as the predictions
 """
 
@@ -64,7 +65,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--model", default="local:qwen2.5-coder-1.5b")
     parser.add_argument("--gold", action="store_true",
                         help="no model: score the SQLite gold SQL as predictions (how far SQLite-style SQL carries)")
-    parser.add_argument("--n", type=int, default=20, help="questions sampled from the open Spider split")
+    parser.add_argument("--n", type=int, default=150, help="questions sampled from the open Spider split (the "
+                                                           "committed results use 150)")
     parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument("--load", action="store_true", help="(re)load the sample's databases into each engine first")
     parser.add_argument("--load-only", action="store_true", help="(re)load the copies and run nothing")
@@ -165,6 +167,7 @@ def write_results(args: argparse.Namespace) -> str:
              "excluded questions are listed by reason. *common* is EX on the questions every engine kept.", "",
              f"Updated: {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}. Machine: {machine()}.", ""]
     order = list(ENGINES)
+    bars: dict[str, dict[str, tuple[float, float]]] = {}  # run → engine → (EX, EX on common)
     for what, by_engine in sorted(runs.items()):
         table = {e: by_engine[e][0] for e in sorted(by_engine, key=lambda e: order.index(e) if e in order else 99)}
         kept = [{str(r["id"]) for r in records if not r.get("excluded")} for _, records in table.values()]
@@ -187,19 +190,46 @@ def write_results(args: argparse.Namespace) -> str:
             ex_common = 100.0 * sum(1 for r in on_common if r.get("correct")) / len(on_common) if on_common else 0
             errors = Counter(error_class(r.get("error")) for r in records
                              if not r.get("excluded") and r.get("failure") == "execution_error")
+            bars.setdefault(title, {})[engine] = (summary["ex"], ex_common)
             lines.append(
                 f"| {engine} | {summary['n']} | {', '.join(f'{k} {v}' for k, v in excluded.items()) or '–'} "
                 f"| {summary['ex']:.1f} | {ex_common:.1f} | "
                 f"{', '.join(f'{k} {v}' for k, v in errors.most_common()) or '–'} | "
                 f"{summary['latency_s']['p50']:.2f} / {summary['latency_s']['p90']:.2f} |")
         lines.append("")
-    text = "\n".join(lines) + "\n"
     args.results.mkdir(parents=True, exist_ok=True)
+    if bars:
+        plot(bars, args.results / "engines.png")
+        lines += ["![EX per engine](engines.png)", ""]
+    text = "\n".join(lines) + "\n"
     path = args.results / "engines.md"
     if path.exists() and NOTES_MARKER in path.read_text(encoding="utf-8"):  # hand-written reading survives
         text += "\n" + NOTES_MARKER + path.read_text(encoding="utf-8").split(NOTES_MARKER, 1)[1]
     path.write_text(text, encoding="utf-8")
     return text
+
+
+def plot(bars: dict[str, dict[str, tuple[float, float]]], path: Path) -> None:
+    """One panel per run: EX per engine on its kept questions and on the questions every engine kept."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    figure, axes = plt.subplots(1, len(bars), figsize=(5 * len(bars), 3.6), squeeze=False)
+    for axis, (title, by_engine) in zip(axes[0], bars.items(), strict=True):
+        names = list(by_engine)
+        positions = range(len(names))
+        axis.bar([x - 0.2 for x in positions], [by_engine[n][0] for n in names], width=0.4, label="kept")
+        axis.bar([x + 0.2 for x in positions], [by_engine[n][1] for n in names], width=0.4, label="common")
+        axis.set_xticks(list(positions), names)
+        axis.set_ylim(0, 100)
+        axis.set_ylabel("EX %")
+        axis.set_title(title, fontsize=9)
+        axis.legend(fontsize=8, loc="lower right")
+    figure.tight_layout()
+    figure.savefig(path, dpi=110)
+    plt.close(figure)
 
 
 def slug(text: str) -> str:

@@ -255,8 +255,10 @@ class _Job:
         self.model: Model | None = None
         self.roles: dict[str, Model] = {}
         if self.predictions is None:
-            self.model = self._load(options.model)
+            # Roles first: a misnamed role model is the likelier mistake, and it is reported before the default
+            # model is looked for (which may itself be missing on this machine).
             self.roles = {role: self._load(m) for role, m in (options.models or {}).items()}
+            self.model = self._load(options.model)
 
     def _load(self, model: str | Model | None) -> Model:
         if isinstance(model, Model):

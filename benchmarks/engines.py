@@ -68,6 +68,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--n", type=int, default=150, help="questions sampled from the open Spider split (the "
                                                            "committed results use 150)")
     parser.add_argument("--seed", type=int, default=2026)
+    parser.add_argument("--every", type=int, default=1, metavar="K",
+                        help="ask only every K-th question of the sample (file order, so every database keeps some), "
+                             "for costly presets; the run stays resumable and can be completed later with K=1")
     parser.add_argument("--load", action="store_true", help="(re)load the sample's databases into each engine first")
     parser.add_argument("--load-only", action="store_true", help="(re)load the copies and run nothing")
     parser.add_argument("--dataset", type=Path, default=DEFAULT_SPIDER)
@@ -125,7 +128,8 @@ def run(args: argparse.Namespace, engine: str, template: str, command: str) -> N
     run_dir.mkdir(parents=True, exist_ok=True)
     (run_dir / "command.txt").write_text(f"{command}\n# machine: {machine()}\n", encoding="utf-8")
     predictions = gold_predictions(args.dataset, run_dir) if args.gold else None
-    print(f"== {engine}: {run_dir}", flush=True)
+    ids = strided_ids(args) if args.every > 1 else None
+    print(f"== {engine}: {run_dir}" + (f" (every {args.every}th question: {len(ids)})" if ids else ""), flush=True)
     started = time.time()
 
     def progress(record: dict[str, Any], finished: int, total: int) -> None:
@@ -134,7 +138,15 @@ def run(args: argparse.Namespace, engine: str, template: str, command: str) -> N
 
     evaluate(args.dataset, preset=args.preset, model=None if args.gold else args.model, out=run_dir,
              predictions=predictions, progress=progress, sample=args.n, seed=args.seed, report=False,
-             engine=template or None)
+             engine=template or None, ids=ids)
+
+
+def strided_ids(args: argparse.Namespace) -> list[str]:
+    """Every K-th question id of the seeded sample, in file order."""
+    from groundsql.evaluation.datasets import load_dataset, select
+
+    questions = select(load_dataset(args.dataset).questions, sample=args.n, seed=args.seed)
+    return [str(q.id) for q in questions[:: args.every]]
 
 
 def gold_predictions(dataset: Path, run_dir: Path) -> Path:

@@ -12,7 +12,7 @@ from groundsql.context import Context
 from groundsql.db import Database
 from groundsql.generation.refinement import execute_candidate
 from groundsql.models import ScriptedModel
-from groundsql.selection.checks import findings_hint, sanity_check
+from groundsql.selection.checks import JOIN_CHECKS, findings_hint, sanity_check
 from groundsql.trace import QueryRun
 
 SHOP = """
@@ -40,12 +40,12 @@ def shop(tmp_path: Path) -> Database:
     return Database(str(path))
 
 
-def run_checks(db: Database, question: str, sql: str, *, catalog: bool = False) -> list:
+def run_checks(db: Database, question: str, sql: str, *, catalog: bool = False, checks: tuple | None = None) -> list:
     ctx = Context(question=question, db=db, models={"default": ScriptedModel([])},
                   catalog=build_catalog(db, use_cache=False) if catalog else None)
     candidate = execute_candidate(ctx, sql, source="test")
     assert candidate.ok, candidate.error
-    return sanity_check(ctx, candidate)
+    return sanity_check(ctx, candidate) if checks is None else sanity_check(ctx, candidate, checks=checks)
 
 
 def kinds(findings: list) -> list[str]:
@@ -130,6 +130,28 @@ def test_probes_run_through_the_guarded_database_and_are_traced(shop: Database) 
     sanity_check(ctx, candidate)
     steps = [e.step for e in ctx.trace.events if isinstance(e, QueryRun)]
     assert "check:fanout" in steps
+
+
+@pytest.mark.integration
+def test_extra_join_fires_only_when_an_idle_join_changes_the_rows(shop: Database) -> None:
+    def extra(question: str, sql: str) -> list:
+        return run_checks(shop, question, sql, checks=JOIN_CHECKS)
+
+    repeated = extra("List every customer's name.", "SELECT c.name FROM customer c JOIN orders o ON o.customer_id = c.id")
+    assert kinds(repeated) == ["extra_join"] and "4 rows with it, 5 without" in repeated[0].hint
+    fanned = extra("Names of customers.", "SELECT c.name FROM customer c JOIN orders o ON o.customer_id = c.id "
+                                          "JOIN item i ON i.order_id = o.id")
+    assert kinds(fanned) == ["extra_join"] and "item" in fanned[0].message  # orders bridges to item: not idle
+    # Not findings: the joined table is filtered on, shown, or counted; a many-to-one join that keeps every row.
+    assert extra("Names of customers with a shipped order.", "SELECT c.name FROM customer c JOIN orders o "
+                 "ON o.customer_id = c.id WHERE o.status = 'shipped'") == []
+    assert extra("Order amounts with names.", "SELECT o.amount, c.name FROM orders o JOIN customer c "
+                 "ON c.id = o.customer_id") == []
+    assert extra("Orders per customer.", "SELECT c.name, COUNT(*) FROM customer c JOIN orders o "
+                 "ON o.customer_id = c.id GROUP BY c.name") == []
+    assert extra("Amounts of orders.", "SELECT o.amount FROM orders o JOIN customer c ON c.id = o.customer_id") == []
+    assert extra("List every customer's name.", "SELECT c.name FROM customer c LEFT JOIN orders o "
+                 "ON o.customer_id = c.id") == []
 
 
 @pytest.mark.integration

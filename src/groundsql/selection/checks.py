@@ -11,6 +11,8 @@ or sorted as text), ``literal`` (a literal that no stored value equals, with the
 ``shape`` (a list where the question asks for one number) and ``ties`` (``LIMIT 1`` that cuts between equal values).
 Two more read only the result and are not run by default (`RESULT_CHECKS`; AgentNLQ's execution feedback runs
 them): ``null_columns`` (an output column that is NULL in every row) and ``duplicates`` (repeated rows).
+``extra_join`` (an inner join that contributes nothing but changes the rows) is not run by default either
+(`JOIN_CHECKS`; the `recap` validator runs it).
 """
 
 from __future__ import annotations
@@ -36,6 +38,8 @@ log = logging.getLogger("groundsql")
 CHECKS = ("fanout", "row_loss", "null_trap", "type_trap", "literal", "shape", "ties")
 #: Result-only checks, off by default (an all-NULL column or repeated rows can be the right answer).
 RESULT_CHECKS = ("null_columns", "duplicates")
+#: Checks a reviewing agent runs before its own verdict (off by default for the presets measured without them).
+JOIN_CHECKS = ("extra_join",)
 #: A column with at least this share of NULLs makes AVG over it worth a warning.
 NULL_HEAVY = 0.2
 _EVERY = re.compile(r"\b(each|every|all|for all|per)\b", re.IGNORECASE)
@@ -458,8 +462,42 @@ def check_duplicates(q: _Query) -> list[Finding]:
         f"items, use DISTINCT or fix the join that repeats them.")]
 
 
+def check_extra_join(q: _Query) -> list[Finding]:
+    """A list query (no grouping, no aggregate) with an inner join whose table appears only in that join's own
+    condition, and whose removal changes how many rows come back: the join repeats or drops rows and adds
+    nothing the answer shows, filters, groups or orders by. A probe counts the rows without it."""
+    select = q.select
+    if (select.args.get("group") or any(e.find(exp.AggFunc) for e in select.expressions)
+            or select.find(exp.Star) or q.candidate.result.truncated):
+        return []
+    findings = []
+    for join in _inner_joins(select):
+        table = join.this
+        if not isinstance(table, exp.Table) or join.args.get("using") or join.args.get("on") is None:
+            continue
+        alias = table.alias_or_name
+        uses = [c for c in select.find_all(exp.Column) if c.table == alias]
+        if not uses or any(c.find_ancestor(exp.Join) is not join for c in uses):
+            continue
+        without = select.copy()
+        without.set("joins", [j for j in without.args.get("joins") or [] if j.this.alias_or_name != alias])
+        rows = q.probe(exp.select(exp.Count(this=exp.Star()).as_("n")).from_(without.subquery("extra_join")),
+                       "extra_join")
+        if not rows or rows[0][0] is None or int(rows[0][0]) == q.candidate.result.row_count:
+            continue
+        kept, alone = q.candidate.result.row_count, int(rows[0][0])
+        findings.append(Finding(
+            "extra_join",
+            f"the join to {table.name} adds no column or condition but changes the rows: {kept} with it, "
+            f"{alone} without",
+            f"The query joins {table.name} yet shows, filters, groups and orders by nothing from it; the join only "
+            f"changes which rows come back, repeating or dropping some ({kept} rows with it, {alone} without). Remove that join unless the question asks only for "
+            f"rows that have a match in {table.name}."))
+    return findings
+
+
 CHECK_FUNCTIONS: dict[str, Callable[[_Query], list[Finding]]] = {
     "fanout": check_fanout, "row_loss": check_row_loss, "null_trap": check_null_trap,
     "type_trap": check_type_trap, "literal": check_literal, "shape": check_shape, "ties": check_ties,
-    "null_columns": check_null_columns, "duplicates": check_duplicates,
+    "null_columns": check_null_columns, "duplicates": check_duplicates, "extra_join": check_extra_join,
 }

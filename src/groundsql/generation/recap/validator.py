@@ -1,7 +1,11 @@
 """Validator (after a query runs): its result against the question and the expected output format — columns
 not asked for, missing filters, an empty result, the wrong shape. A pass ends the loop; a fail (an invalid
 verdict, an empty result, or columns not needed) re-enters it with the verdict as feedback. An unreadable
-verdict passes: the validator may ask for more work, never block."""
+verdict passes: the validator may ask for more work, never block.
+
+Before asking the model, the deterministic join check (`selection.checks.JOIN_CHECKS`) runs: a join that adds
+nothing to the answer but repeats or drops rows fails the result with the probe's row counts as the fix, since
+a small model reviewing a few rows does not see it."""
 
 from __future__ import annotations
 
@@ -14,6 +18,7 @@ from groundsql.generation.recap.planner import Plan
 from groundsql.generation.recap.replies import Reply, ask_json, short_list, short_text
 from groundsql.generation.validator import Verdict, result_digest
 from groundsql.prompts import render
+from groundsql.selection.checks import JOIN_CHECKS, findings_hint, sanity_check
 
 
 class ValidatorReply(Reply):
@@ -29,6 +34,9 @@ def validate_result(ctx: Context, candidate: Candidate, plan: Plan, *, role: str
         return Verdict(valid=False, suggest_fix=candidate.error or "the query did not run")
     if candidate.result.row_count == 0:
         return Verdict(valid=False, result_empty=True)
+    findings = sanity_check(ctx, candidate, checks=JOIN_CHECKS)
+    if findings:
+        return Verdict(valid=False, suggest_fix=findings_hint(findings))
     expected = plan.format_text()
     shape = f"{len(candidate.result.columns)} column(s)"
     if expected:

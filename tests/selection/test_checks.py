@@ -139,6 +139,7 @@ def test_extra_join_fires_only_when_an_idle_join_changes_the_rows(shop: Database
 
     repeated = extra("List every customer's name.", "SELECT c.name FROM customer c JOIN orders o ON o.customer_id = c.id")
     assert kinds(repeated) == ["extra_join"] and "4 rows with it, 5 without" in repeated[0].hint
+    assert repeated[0].hint.endswith("The query without it: SELECT c.name AS name FROM customer AS c")
     fanned = extra("Names of customers.", "SELECT c.name FROM customer c JOIN orders o ON o.customer_id = c.id "
                                           "JOIN item i ON i.order_id = o.id")
     assert kinds(fanned) == ["extra_join"] and "item" in fanned[0].message  # orders bridges to item: not idle

@@ -157,6 +157,10 @@ def _own_nodes(select: exp.Select, kind: type) -> Iterator[exp.Expression]:
             yield node
 
 
+def _short(sql: str, limit: int = 400) -> str:
+    return sql if len(sql) <= limit else sql[: limit - 1] + "…"
+
+
 def _inner_joins(select: exp.Select) -> list[exp.Join]:
     return [j for j in select.args.get("joins") or [] if (j.side or "").upper() not in ("LEFT", "RIGHT", "FULL")]
 
@@ -479,6 +483,7 @@ def check_extra_join(q: _Query) -> list[Finding]:
         uses = [c for c in select.find_all(exp.Column) if c.table == alias]
         if not uses or any(c.find_ancestor(exp.Join) is not join for c in uses):
             continue
+        dialect = q.ctx.db.dialect
         without = select.copy()
         without.set("joins", [j for j in without.args.get("joins") or [] if j.this.alias_or_name != alias])
         rows = q.probe(exp.select(exp.Count(this=exp.Star()).as_("n")).from_(without.subquery("extra_join")),
@@ -492,7 +497,7 @@ def check_extra_join(q: _Query) -> list[Finding]:
             f"{alone} without",
             f"The query joins {table.name} yet shows, filters, groups and orders by nothing from it; the join only "
             f"changes which rows come back, repeating or dropping some ({kept} rows with it, {alone} without). Remove that join unless the question asks only for "
-            f"rows that have a match in {table.name}."))
+            f"rows that have a match in {table.name}. The query without it: {_short(without.sql(dialect=dialect))}"))
     return findings
 
 

@@ -37,6 +37,7 @@ class Verdict:
     columns_not_needed: list[str] = field(default_factory=list)
     result_empty: bool = False
     suggest_fix: str = ""
+    rewrite: str = ""  # a deterministic check's proposed query, when it has one
 
     def feedback(self) -> str:
         """The verdict as a repair hint."""

@@ -51,11 +51,14 @@ _GROUPING_WORDS = re.compile(r"\b(each|every|per|by|for all|respectively|group|b
 
 @dataclass(frozen=True)
 class Finding:
-    """One problem a check found: `message` for the reader, `hint` for the model in a repair round."""
+    """One problem a check found: `message` for the reader, `hint` for the model in a repair round, and, where the
+    check can name one, `rewrite`: the query with the problem removed (a proposal to run and judge, never applied
+    by the check itself)."""
 
     check: str
     message: str
     hint: str
+    rewrite: str = ""
 
 
 @dataclass
@@ -491,13 +494,14 @@ def check_extra_join(q: _Query) -> list[Finding]:
         if not rows or rows[0][0] is None or int(rows[0][0]) == q.candidate.result.row_count:
             continue
         kept, alone = q.candidate.result.row_count, int(rows[0][0])
+        rewrite = without.sql(dialect=dialect)
         findings.append(Finding(
             "extra_join",
             f"the join to {table.name} adds no column or condition but changes the rows: {kept} with it, "
             f"{alone} without",
             f"The query joins {table.name} yet shows, filters, groups and orders by nothing from it; the join only "
             f"changes which rows come back, repeating or dropping some ({kept} rows with it, {alone} without). Remove that join unless the question asks only for "
-            f"rows that have a match in {table.name}. The query without it: {_short(without.sql(dialect=dialect))}"))
+            f"rows that have a match in {table.name}. The query without it: {_short(rewrite)}", rewrite=rewrite))
     return findings
 
 

@@ -245,3 +245,15 @@ def test_unreadable_actions_leave_a_serializable_trace(music_db):
     answer, ctx = _run(music_db, script, max_steps=2)
     assert [t["reason"] for t in _turns(ctx, "action")] == ["the reply was not a valid action"] * 2
     assert json.loads(json.dumps(answer.to_dict(include_trace=True)))["trace"]
+
+
+def test_an_idle_join_is_rejected_and_the_checks_rewrite_is_run_and_validated(music_db):
+    joined = "SELECT s.name FROM singer s JOIN song g ON g.singer_id = s.singer_id WHERE s.age > 30"
+    script = AgentScript(action=[act("run_sql", joined)])
+    answer, ctx = _run(music_db, script)
+    assert sorted(answer.result.rows) == [("Bo",), ("Cy",), ("Joe",)] and "song" not in answer.sql
+    verdicts = _turns(ctx, "validate")
+    assert [t["valid"] for t in verdicts] == [False, True] and "3 without" in verdicts[0]["feedback"]
+    assert _turns(ctx, "check-rewrite")[0]["sql"] == answer.sql
+    assert script.calls("validate") == 1  # the rejection came from the check, the pass from the model
+    assert _turns(ctx, "done")[0]["validated"]

@@ -206,6 +206,25 @@ def _answer(ctx: Context, state: RecapState, sql: str, options: RecapLoopOptions
     say("validate", valid=verdict.valid, feedback="" if verdict.valid else verdict.feedback())
     if verdict.valid:
         state.final = candidate
+        return
+    state.critique = f"A reviewer rejected the result: {verdict.feedback()}"
+    if verdict.rewrite:
+        _try_rewrite(ctx, state, verdict.rewrite, roles, say)
+
+
+def _try_rewrite(ctx: Context, state: RecapState, sql: str, roles: AgentRoles, say) -> None:
+    """Run a deterministic check's rewrite of a rejected query and validate it like any answer query."""
+    rewritten = execute_candidate(ctx, sql, source="recap:check-rewrite", role=roles.actor)
+    say("check-rewrite", sql=sql, text=_outcome(rewritten))
+    if not rewritten.ok or not rewritten.result.row_count:
+        return
+    state.attempts.append(rewritten)
+    state.done.add(("run_sql", normalized(rewritten.sql, ctx.db.dialect)))
+    verdict = validate_result(ctx, rewritten, state.plan, role=roles.critic)
+    state.validator_verdicts.append(verdict.valid)
+    say("validate", valid=verdict.valid, feedback="" if verdict.valid else verdict.feedback())
+    if verdict.valid:
+        state.final = rewritten
     else:
         state.critique = f"A reviewer rejected the result: {verdict.feedback()}"
 

@@ -5,7 +5,9 @@ verdict passes: the validator may ask for more work, never block.
 
 Before asking the model, the deterministic join check (`selection.checks.JOIN_CHECKS`) runs: a join that adds
 nothing to the answer but repeats or drops rows fails the result with the probe's row counts as the fix, since
-a small model reviewing a few rows does not see it."""
+a small model reviewing a few rows does not see it. The check's rewrite (the query without that join) goes back
+to the loop, which runs it and lets this validator judge it (a 1.5B action agent, told to drop the join, kept
+repeating its query)."""
 
 from __future__ import annotations
 
@@ -36,7 +38,8 @@ def validate_result(ctx: Context, candidate: Candidate, plan: Plan, *, role: str
         return Verdict(valid=False, result_empty=True)
     findings = sanity_check(ctx, candidate, checks=JOIN_CHECKS)
     if findings:
-        return Verdict(valid=False, suggest_fix=findings_hint(findings))
+        return Verdict(valid=False, suggest_fix=findings_hint(findings),
+                       rewrite=next((f.rewrite for f in findings if f.rewrite), ""))
     expected = plan.format_text()
     shape = f"{len(candidate.result.columns)} column(s)"
     if expected:

@@ -477,6 +477,7 @@ def check_extra_join(q: _Query) -> list[Finding]:
     if (select.args.get("group") or any(e.find(exp.AggFunc) for e in select.expressions)
             or select.find(exp.Star) or q.candidate.result.truncated):
         return []
+    dialect = q.ctx.db.dialect
     findings = []
     for join in _inner_joins(select):
         table = join.this
@@ -486,7 +487,6 @@ def check_extra_join(q: _Query) -> list[Finding]:
         uses = [c for c in select.find_all(exp.Column) if c.table == alias]
         if not uses or any(c.find_ancestor(exp.Join) is not join for c in uses):
             continue
-        dialect = q.ctx.db.dialect
         without = select.copy()
         without.set("joins", [j for j in without.args.get("joins") or [] if j.this.alias_or_name != alias])
         rows = q.probe(exp.select(exp.Count(this=exp.Star()).as_("n")).from_(without.subquery("extra_join")),
@@ -500,8 +500,9 @@ def check_extra_join(q: _Query) -> list[Finding]:
             f"the join to {table.name} adds no column or condition but changes the rows: {kept} with it, "
             f"{alone} without",
             f"The query joins {table.name} yet shows, filters, groups and orders by nothing from it; the join only "
-            f"changes which rows come back, repeating or dropping some ({kept} rows with it, {alone} without). Remove that join unless the question asks only for "
-            f"rows that have a match in {table.name}. The query without it: {_short(rewrite)}", rewrite=rewrite))
+            f"changes which rows come back, repeating or dropping some ({kept} rows with it, {alone} without). "
+            f"Remove that join unless the question asks only for rows that have a match in {table.name}. "
+            f"The query without it: {_short(rewrite)}", rewrite=rewrite))
     return findings
 
 

@@ -27,7 +27,7 @@ from groundsql.generation.recap.syntax import retrieve_syntax
 from groundsql.generation.recap.validator import validate_result
 from groundsql.generation.refinement import execute_candidate
 from groundsql.generation.tree_repair import tree_repair
-from groundsql.generation.validator import result_digest
+from groundsql.generation.validator import Verdict, result_digest
 from groundsql.options import Options
 
 log = logging.getLogger("groundsql")
@@ -201,15 +201,21 @@ def _answer(ctx: Context, state: RecapState, sql: str, options: RecapLoopOptions
         else:
             state.critique = "The query returned no rows."
         return
+    verdict = _judge(ctx, state, candidate, roles, say)
+    if verdict.rewrite:
+        _try_rewrite(ctx, state, verdict.rewrite, roles, say)
+
+
+def _judge(ctx: Context, state: RecapState, candidate: Candidate, roles: AgentRoles, say) -> Verdict:
+    """The validator's verdict on a query that ran: a pass makes it final, a fail becomes the next critique."""
     verdict = validate_result(ctx, candidate, state.plan, role=roles.critic)
     state.validator_verdicts.append(verdict.valid)
     say("validate", valid=verdict.valid, feedback="" if verdict.valid else verdict.feedback())
     if verdict.valid:
         state.final = candidate
-        return
-    state.critique = f"A reviewer rejected the result: {verdict.feedback()}"
-    if verdict.rewrite:
-        _try_rewrite(ctx, state, verdict.rewrite, roles, say)
+    else:
+        state.critique = f"A reviewer rejected the result: {verdict.feedback()}"
+    return verdict
 
 
 def _try_rewrite(ctx: Context, state: RecapState, sql: str, roles: AgentRoles, say) -> None:
@@ -220,13 +226,7 @@ def _try_rewrite(ctx: Context, state: RecapState, sql: str, roles: AgentRoles, s
         return
     state.attempts.append(rewritten)
     state.done.add(("run_sql", normalized(rewritten.sql, ctx.db.dialect)))
-    verdict = validate_result(ctx, rewritten, state.plan, role=roles.critic)
-    state.validator_verdicts.append(verdict.valid)
-    say("validate", valid=verdict.valid, feedback="" if verdict.valid else verdict.feedback())
-    if verdict.valid:
-        state.final = rewritten
-    else:
-        state.critique = f"A reviewer rejected the result: {verdict.feedback()}"
+    _judge(ctx, state, rewritten, roles, say)
 
 
 def _critiqued(ctx: Context, state: RecapState, candidate: Candidate, roles: AgentRoles, say) -> Candidate:

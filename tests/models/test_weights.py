@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
+import subprocess
+import sys
 
 import pytest
 
@@ -57,3 +60,18 @@ def test_hub_download_fails_clearly_offline(cache, monkeypatch) -> None:
     with pytest.raises(ModelError, match="offline"):
         weights.download_from_hub(SMALL.name, timeout_s=2)
     assert not any(cache.glob("*.download"))
+
+
+def test_processes_starting_together_join_the_file_once(cache) -> None:
+    """Two benchmarks started at once used to write into one `.partial` file, and one of them failed."""
+    _require_parts()
+    script = ("import sys; from groundsql.models import weights; "
+              f"print(weights.ensure_weights({SMALL.name!r}))")
+    env = {**os.environ, "GROUNDSQL_CACHE_DIR": str(cache.parent)}
+    children = [subprocess.Popen([sys.executable, "-c", script], env=env, stdout=subprocess.PIPE,
+                                 stderr=subprocess.PIPE, text=True) for _ in range(3)]
+    results = [child.communicate(timeout=300) for child in children]
+    assert [child.returncode for child in children] == [0, 0, 0], [err for _, err in results]
+    paths = {out.strip() for out, _ in results}
+    assert len(paths) == 1 and os.path.getsize(paths.pop()) == SMALL.size
+    assert sorted(p.name for p in cache.iterdir()) == [SMALL.filename, SMALL.filename + ".verified.json"]

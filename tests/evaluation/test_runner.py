@@ -262,18 +262,21 @@ def test_agentnlq_paths_and_recap_rounds_are_summarized():
     from groundsql.evaluation.runner import _recap_counts
 
     done = {"agent": "done", "steps": 3, "validated": True, "plan_versions": 2, "plan_critique_rounds": 2,
-            "refine_rounds": 1, "relinks": 0, "verdicts": [False, True], "sql": "SELECT 1"}
+            "refine_rounds": 1, "relinks": 0, "verdicts": [False, True], "sql_revisions": [True, False, False],
+            "sql": "SELECT 1"}
     counts = _recap_counts(done)
     assert counts == {"steps": 3, "validated": True, "plan_versions": 2, "plan_critique_rounds": 2,
-                      "refine_rounds": 1, "relinks": 0, "validator_rejections": 1}
+                      "refine_rounds": 1, "relinks": 0, "validator_rejections": 1, "sql_revisions": 3,
+                      "sql_revisions_adopted": 1}
     unvalidated = _recap_counts({"steps": 1, "validated": False, "verdicts": []})
     records = [{"id": 1, "correct": True, "agentnlq_path": "fast"},
                {"id": 2, "correct": False, "agentnlq_path": "escalated"},
                {"id": 3, "correct": True, "agentnlq_path": "fast"},
-               {"id": 4, "correct": True, "recap": counts}, {"id": 5, "correct": False, "recap": unvalidated}]
+               {"id": 4, "correct": True, "recap": counts}, {"id": 5, "correct": False, "recap": unvalidated},
+               {"id": 6, "correct": False, "recap": {"steps": 5, "validated": False}}]  # written before the SQL count
     summary = summarize(records)
     assert summary["agentnlq_paths"] == {"fast": {"n": 2, "correct": 2}, "escalated": {"n": 1, "correct": 0},
                                          "unsolved": {"n": 0, "correct": 0}}
-    assert summary["recap"] == {"n": 2, "validated": 1, "steps": 2.0, "plan_critique_rounds": 1.0,
-                                "plan_versions": 1.0, "refine_rounds": 0.5, "relinks": 0.0,
-                                "validator_rejections": 0.5}
+    assert summary["recap"] == {"n": 3, "validated": 1, "steps": 3.0, "plan_critique_rounds": 0.67,
+                                "plan_versions": 0.67, "refine_rounds": 0.33, "relinks": 0.0,
+                                "validator_rejections": 0.33, "sql_revisions": 1.5, "sql_revisions_adopted": 0.5}

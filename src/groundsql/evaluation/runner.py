@@ -570,12 +570,15 @@ def _engine_display(template: str) -> str:
 
 
 def _recap_counts(done: dict[str, Any]) -> dict[str, Any]:
-    """The counts of one recap run's final note: actions, critique and refinement rounds, validator verdicts."""
+    """The counts of one recap run's final note: actions, critique and refinement rounds, the SQL critic's
+    revisions (offered, adopted), validator verdicts."""
     verdicts = [bool(v) for v in done.get("verdicts") or []]
+    revisions = [bool(v) for v in done.get("sql_revisions") or []]
     return {"steps": done.get("steps"), "validated": bool(done.get("validated")),
             "plan_versions": done.get("plan_versions"), "plan_critique_rounds": done.get("plan_critique_rounds"),
             "refine_rounds": done.get("refine_rounds"), "relinks": done.get("relinks"),
-            "validator_rejections": verdicts.count(False)}
+            "validator_rejections": verdicts.count(False), "sql_revisions": len(revisions),
+            "sql_revisions_adopted": revisions.count(True)}
 
 
 def _model_spec(model: str | Model | None) -> str:

@@ -87,6 +87,10 @@ def summarize(records: list[dict[str, Any]], config: dict[str, Any] | None = Non
                             **{key: round(sum(int(x.get(key) or 0) for x in recap) / len(recap), 2)
                                for key in ("steps", "plan_critique_rounds", "plan_versions", "refine_rounds",
                                            "relinks", "validator_rejections")}}
+        counted = [x for x in recap if "sql_revisions" in x]  # records written before the count existed lack it
+        if counted:
+            summary["recap"] |= {key: round(sum(int(x[key]) for x in counted) / len(counted), 2)
+                                 for key in ("sql_revisions", "sql_revisions_adopted")}
 
     failures = Counter(r.get("failure") for r in records if not r.get("correct"))
     summary["failures"] = {f: failures.get(f, 0) for f in FAILURES if failures.get(f)}

@@ -41,6 +41,7 @@ def test_recap_is_registered_and_answers_in_one_step(music_db):
                      "recap:validate"]
     done = _turns(ctx, "done")[0]
     assert done["validated"] and done["steps"] == 1 and done["plan_versions"] == 1 and done["verdicts"] == [True]
+    assert done["sql_revisions"] == []
     assert answer.confidence > 0 and answer.stages == {"first_query": FRENCH, "final": FRENCH}
 
 
@@ -152,6 +153,14 @@ def test_sql_critique_revision_replaces_the_query(music_db):
     answer, ctx = _run(music_db, script)
     assert answer.sql == FRENCH and answer.candidates[0].source == "recap-critique"
     assert _turns(ctx, "sql-critique")[0]["revised"] == FRENCH
+    assert _turns(ctx, "done")[0]["sql_revisions"] == [True]
+
+
+def test_a_sql_revision_that_fails_is_counted_but_not_adopted(music_db):
+    script = AgentScript(action=[act("run_sql", FRENCH)],
+                         sql_critique=["[Reasoning] wrong column\n[SQL]\n```sql\nSELECT nom FROM singer\n```"])
+    answer, ctx = _run(music_db, script)
+    assert answer.sql == FRENCH and _turns(ctx, "done")[0]["sql_revisions"] == [False]
 
 
 def test_execution_error_goes_to_the_self_refiner(music_db):

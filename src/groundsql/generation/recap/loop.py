@@ -102,7 +102,8 @@ def solve(ctx: Context, options: RecapLoopOptions, *, role: str = "generator",
         sql="", error="no query ran within the step limit", source="recap", model=ctx.model(roles.actor).spec)
     say("done", steps=state.steps, validated=state.final is not None, sql=candidate.sql,
         plan_versions=len(state.plan_versions), plan_critique_rounds=state.plan_critique_rounds,
-        refine_rounds=state.refine_rounds, relinks=state.relinks, verdicts=state.validator_verdicts)
+        refine_rounds=state.refine_rounds, relinks=state.relinks, verdicts=state.validator_verdicts,
+        sql_revisions=state.sql_revisions)
     return RecapRun(candidate=candidate, state=state)
 
 
@@ -238,7 +239,9 @@ def _critiqued(ctx: Context, state: RecapState, candidate: Candidate, roles: Age
     state.critique = critique.reasoning
     revised = execute_candidate(ctx, critique.revised_sql, source="recap-critique", role=roles.actor)
     say("observation", sql=revised.sql, text=_outcome(revised))
-    return revised if _score(revised) >= _score(candidate) else candidate
+    adopted = _score(revised) >= _score(candidate)
+    state.sql_revisions.append(adopted)
+    return revised if adopted else candidate
 
 
 def _relinked(ctx: Context, state: RecapState, candidate: Candidate, roles: AgentRoles, say) -> None:

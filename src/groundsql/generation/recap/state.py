@@ -28,6 +28,7 @@ class RecapState:
     relinks: int = 0
     refine_rounds: int = 0
     plan_critique_rounds: int = 0
+    sql_revisions: list[bool] = field(default_factory=list)  # per SQL-critic revision: adopted or not
     validator_verdicts: list[bool] = field(default_factory=list)
 
     def current_step(self) -> str:

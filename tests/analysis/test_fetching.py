@@ -149,14 +149,20 @@ def test_on_the_last_attempt_a_view_is_salvaged_without_its_broken_parts(music_d
 
 
 @pytest.mark.unit
-def test_the_example_view_names_real_tables_and_compiles(music_db: Path) -> None:
+def test_the_example_view_names_real_tables_compiles_and_joins_nothing(music_db: Path) -> None:
+    """Small models copy the example: one with a join was copied into answers that needed none."""
     from groundsql.analysis.compile import ViewCompiler
     from groundsql.analysis.dsl import View
-    from groundsql.analysis.fetching import example_view
+    from groundsql.analysis.fetching import example_join, example_view
     from groundsql.catalog import introspect
 
     schema = introspect(Database(str(music_db)))
-    example = json.loads(example_view(schema))
-    assert example["source"] == "song" and example["joins"][0]["table"] == "singer"
+    example = json.loads(example_view(schema, ["song", "singer"]))
+    assert example["source"] == "singer" and "joins" not in example
     sql = ViewCompiler(tables_of(schema), "sqlite").compile(View.model_validate(example)).sql("sqlite")
-    assert sql.startswith('SELECT "singer"."name", COUNT(*) AS "row_count" FROM "song" JOIN "singer"')
+    assert sql.startswith('SELECT "singer"."name", COUNT(*) AS "row_count" FROM "singer" GROUP BY')
+    joined = {"name": "v", "source": "song", **json.loads("{" + example_join(schema, ["song", "singer"]) + "}")}
+    assert joined["joins"] == [{"table": "singer", "type": "inner", "on": [["song.singer_id", "singer.singer_id"]]}]
+    sql = ViewCompiler(tables_of(schema), "sqlite").compile(View.model_validate(joined)).sql("sqlite")
+    assert 'FROM "song" JOIN "singer" ON' in sql
+    assert json.loads("{" + example_join(schema, ["song"]) + "}")["joins"][0]["table"] == "other_table"

@@ -128,35 +128,46 @@ def plan_fetch(ctx: Context, schema_text: str) -> str:
 
 
 def example_view(schema: Schema, names: list[str] | None = None) -> str:
-    """A view of the DSL's form over real tables of `schema` (the first of `names` that joins another), shown
-    to the model as the shape to follow: small models copy examples, so this one at least names real things."""
-    wanted = {n.lower() for n in names or []}
-    tables = [t for t in schema.tables if not wanted or t.name.lower() in wanted] or list(schema.tables)
+    """A one-table view of the DSL's form over a real table of `schema` (the first of `names`), shown to the
+    model as the shape to follow. Small models copy examples, so it names real things and joins nothing: an
+    example with a join was copied into answers that needed no join (the 1.5B model counted singers through
+    `singer_in_concert`). How to join is shown apart, by `example_join`."""
+    tables = _example_tables(schema, names)
     if not tables:
         return "{}"
-    kept = {t.name.lower(): t for t in tables}
-    table = next((t for t in tables if any(fk.ref_table.lower() in kept for fk in t.foreign_keys)), tables[0])
+    table = tables[0]
     view: dict[str, Any] = {"name": f"{table.name.lower()}_summary", "source": table.name}
-    label, label_table = None, table
-    fk = next((fk for fk in table.foreign_keys if fk.ref_table.lower() in kept), None)
-    if fk is not None:
-        other = kept[fk.ref_table.lower()]
-        view["joins"] = [{"table": other.name, "type": "inner",
-                          "on": [[f"{table.name}.{a}", f"{other.name}.{b}"] for a, b in zip(fk.columns, fk.ref_columns)]}]
-        label_table = other
-    keys = {c.lower() for c in label_table.primary_key}
-    label = next((c.name for c in label_table.columns if c.name.lower() not in keys), None)
-    label = label or (label_table.columns[0].name if label_table.columns else None)
+    keys = {c.lower() for c in table.primary_key}
+    label = next((c.name for c in table.columns if c.name.lower() not in keys), None)
+    label = label or (table.columns[0].name if table.columns else None)
     if label:
-        view["dimensions"] = [{"expr": f"{label_table.name}.{label}", "alias": label.lower()}]
+        view["dimensions"] = [{"expr": f"{table.name}.{label}", "alias": label.lower()}]
     view["metrics"] = [{"agg": "count", "expr": "*", "alias": "row_count"}]
     view["order"] = [{"expr": "row_count", "desc": True}]
     view["limit"] = 10
     return json.dumps(view)
 
 
+def example_join(schema: Schema, names: list[str] | None = None) -> str:
+    """The `joins` entry of a view, over a real foreign key among `names` where there is one."""
+    tables = _example_tables(schema, names)
+    kept = {t.name.lower(): t for t in tables}
+    for table in tables:
+        for fk in table.foreign_keys:
+            other = kept.get(fk.ref_table.lower())
+            if other is not None:
+                pairs = [[f"{table.name}.{a}", f"{other.name}.{b}"] for a, b in zip(fk.columns, fk.ref_columns)]
+                return json.dumps({"joins": [{"table": other.name, "type": "inner", "on": pairs}]})[1:-1]
+    return '"joins": [{"table": "other_table", "type": "inner", "on": [["source_table.key", "other_table.key"]]}]'
+
+
+def _example_tables(schema: Schema, names: list[str] | None) -> list:
+    wanted = {n.lower() for n in names or []}
+    return [t for t in schema.tables if not wanted or t.name.lower() in wanted] or list(schema.tables)
+
+
 def fetch_views(ctx: Context, schema_text: str, tables: dict[str, list[str]], store: ViewStore,
-                options: FetchOptions | None = None, *, example: str = "") -> Fetch:
+                options: FetchOptions | None = None, *, example: str = "", join_example: str = "") -> Fetch:
     """Run the fetching loop.
 
     Args:
@@ -176,7 +187,8 @@ def fetch_views(ctx: Context, schema_text: str, tables: dict[str, list[str]], st
         if len(fetch.views) >= options.max_views:
             break
         fetch.rounds = round_index + 1
-        messages = [{"role": "user", "content": _round_prompt(ctx, schema_text, fetch, options, example)}]
+        prompt = _round_prompt(ctx, schema_text, fetch, options, example, join_example)
+        messages = [{"role": "user", "content": prompt}]
         done, added = False, 0
         for attempt in range(options.fix_attempts + 1):
             reply = _ask(ctx, messages, options, step=f"prospy.views:{round_index + 1}", require_view=not fetch.views)
@@ -312,14 +324,16 @@ def _run(ctx: Context, compiled: CompiledView, store: ViewStore, options: FetchO
                        truncated=result.truncated, path=path, result=result)
 
 
-def _round_prompt(ctx: Context, schema_text: str, fetch: Fetch, options: FetchOptions, example: str) -> str:
+def _round_prompt(ctx: Context, schema_text: str, fetch: Fetch, options: FetchOptions, example: str,
+                  join_example: str) -> str:
     views = "\n\n".join(v.describe(options.preview_rows) for v in fetch.views) or "(none yet)"
     left = options.max_views - len(fetch.views)
     budget = f"- You may define at most {left} more view(s)."
     return render("prospy_views", dialect=dialect_name(ctx.db.dialect), question=ctx.question,
                   evidence_block=_evidence(ctx), schema=schema_text, plan=fetch.plan or "(no plan)", views=views,
                   functions=", ".join(allowed_names(ctx.db.dialect)), budget=budget,
-                  example=example or example_view(ctx.schema))
+                  example=example or example_view(ctx.schema),
+                  join_example=join_example or example_join(ctx.schema))
 
 
 def _validation_text(exc: ValidationError, limit: int = 3) -> str:

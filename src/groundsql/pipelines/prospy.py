@@ -8,7 +8,15 @@ from typing import Literal
 from pydantic import Field
 
 from groundsql.analysis.compile import tables_of
-from groundsql.analysis.fetching import Fetch, FetchedView, FetchOptions, ViewStore, example_view, fetch_views
+from groundsql.analysis.fetching import (
+    Fetch,
+    FetchedView,
+    FetchOptions,
+    ViewStore,
+    example_join,
+    example_view,
+    fetch_views,
+)
 from groundsql.analysis.python_stage import Analysis, PythonOptions, analyse
 from groundsql.analysis.sandbox import SandboxLimits
 from groundsql.answer import Answer
@@ -54,8 +62,10 @@ def prospy(ctx: Context, options: ProspyOptions) -> Answer:
     python_options = PythonOptions(revisions=options.python_revisions,
                                    limits=SandboxLimits(timeout_s=options.python_timeout_s))
     with ViewStore() as store:
-        example = example_view(_base_schema(ctx), subset.table_names() or None)
-        fetch = fetch_views(ctx, schema_text, tables, store, fetch_options, example=example)
+        names = subset.table_names() or None
+        fetch = fetch_views(ctx, schema_text, tables, store, fetch_options,
+                            example=example_view(_base_schema(ctx), names),
+                            join_example=example_join(_base_schema(ctx), names))
         analysis = analyse(ctx, fetch, python_options) if _wants_python(fetch, options) else None
     return _answer(ctx, fetch, analysis, subset)
 

@@ -157,10 +157,16 @@ def test_the_example_view_names_real_tables_compiles_and_joins_nothing(music_db:
     from groundsql.catalog import introspect
 
     schema = introspect(Database(str(music_db)))
-    example = json.loads(example_view(schema, ["song", "singer"]))
-    assert example["source"] == "singer" and "joins" not in example
-    sql = ViewCompiler(tables_of(schema), "sqlite").compile(View.model_validate(example)).sql("sqlite")
-    assert sql.startswith('SELECT "singer"."name", COUNT(*) AS "row_count" FROM "singer" GROUP BY')
+    lines = example_view(schema, ["song", "singer"]).splitlines()
+    assert [line.split(": ", 1)[0] for line in lines] == ["To list rows", "To count (or sum, average) per group"]
+    listing, counting = (json.loads(line.split(": ", 1)[1]) for line in lines)
+    compiler = ViewCompiler(tables_of(schema), "sqlite")
+    assert listing["source"] == counting["source"] == "singer"
+    assert not {"joins", "limit", "order", "metrics"} & set(listing) and not {"joins", "limit"} & set(counting)
+    assert compiler.compile(View.model_validate(listing)).sql("sqlite").startswith(
+        'SELECT "singer"."name", "singer"."country" FROM "singer"')
+    assert compiler.compile(View.model_validate(counting)).sql("sqlite").startswith(
+        'SELECT "singer"."country", COUNT(*) AS "row_count" FROM "singer" GROUP BY')
     joined = {"name": "v", "source": "song", **json.loads("{" + example_join(schema, ["song", "singer"]) + "}")}
     assert joined["joins"] == [{"table": "singer", "type": "inner", "on": [["song.singer_id", "singer.singer_id"]]}]
     sql = ViewCompiler(tables_of(schema), "sqlite").compile(View.model_validate(joined)).sql("sqlite")

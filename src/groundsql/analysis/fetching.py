@@ -128,24 +128,27 @@ def plan_fetch(ctx: Context, schema_text: str) -> str:
 
 
 def example_view(schema: Schema, names: list[str] | None = None) -> str:
-    """A one-table view of the DSL's form over a real table of `schema` (the first of `names`), shown to the
-    model as the shape to follow. Small models copy examples, so it names real things and joins nothing: an
-    example with a join was copied into answers that needed no join (the 1.5B model counted singers through
-    `singer_in_concert`). How to join is shown apart, by `example_join`."""
+    """Two one-table views of the DSL's form over a real table of `schema` (the first of `names`), one listing
+    rows and one counting per group, each on its own labelled line. Small models copy examples, so they name real
+    things, join nothing and limit nothing: a single example with a join, a count and a limit was copied into
+    answers that needed none of them (the 1.5B model counted singers through `singer_in_concert`, and listed
+    singers with a `row_count` column and LIMIT 10). How to join is shown apart, by `example_join`."""
     tables = _example_tables(schema, names)
     if not tables:
         return "{}"
     table = tables[0]
-    view: dict[str, Any] = {"name": f"{table.name.lower()}_summary", "source": table.name}
     keys = {c.lower() for c in table.primary_key}
-    label = next((c.name for c in table.columns if c.name.lower() not in keys), None)
-    label = label or (table.columns[0].name if table.columns else None)
-    if label:
-        view["dimensions"] = [{"expr": f"{table.name}.{label}", "alias": label.lower()}]
-    view["metrics"] = [{"agg": "count", "expr": "*", "alias": "row_count"}]
-    view["order"] = [{"expr": "row_count", "desc": True}]
-    view["limit"] = 10
-    return json.dumps(view)
+    labels = [c.name for c in table.columns if c.name.lower() not in keys] or [c.name for c in table.columns]
+    if not labels:
+        return "{}"
+    name = table.name.lower()
+    listing = {"name": f"{name}_rows", "source": table.name,
+               "dimensions": [{"expr": f"{table.name}.{c}", "alias": c.lower()} for c in labels[:2]]}
+    group = labels[1] if len(labels) > 1 else labels[0]
+    counting = {"name": f"{name}_per_{group.lower()}", "source": table.name,
+                "dimensions": [{"expr": f"{table.name}.{group}", "alias": group.lower()}],
+                "metrics": [{"agg": "count", "expr": "*", "alias": "row_count"}]}
+    return f"To list rows: {json.dumps(listing)}\nTo count (or sum, average) per group: {json.dumps(counting)}"
 
 
 def example_join(schema: Schema, names: list[str] | None = None) -> str:

@@ -100,6 +100,19 @@ def test_a_made_up_source_is_replaced_by_the_real_table_it_joins(music_db: Path)
     assert fetch.views[0].sql == 'SELECT "song"."title" FROM "song"'
 
 
+def test_a_view_named_like_a_table_is_renamed_without_asking_again(music_db: Path) -> None:
+    """The 1.5B model named a view after the table it read; the compiler refused it and the re-asks did too."""
+    first = {"name": "song", "source": "song", "dimensions": [{"expr": "song.title"}]}
+    second = {"name": "song", "source": "singer", "dimensions": [{"expr": "singer.name"}]}
+    ctx, model = context(music_db, [batch(first, second, done=True)])
+    with ViewStore() as store:
+        fetch = run(ctx, store, plan=False)
+    assert [v.view.name for v in fetch.views] == ["song_view", "song_view2"] and len(model.calls) == 1
+    assert fetch.views[0].sql == 'SELECT "song"."title" FROM "song"'
+    notes = [n["notes"] for n in ctx.trace.notes("prospy.view")]
+    assert notes[0] == ["renamed view 'song' to 'song_view': a table has that name"]
+
+
 def test_budgets_bound_views_rounds_and_rows(music_db: Path) -> None:
     many = [{"name": f"v{i}", "source": "song", "dimensions": [{"expr": "title"}]} for i in range(5)]
     ctx, _ = context(music_db, [batch(*many)] + [batch({"name": "later", "source": "song"})] * 5)

@@ -23,7 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from groundsql.analysis.compile import CompiledView, ViewCompiler
 from groundsql.analysis.dsl import View
 from groundsql.analysis.functions import allowed_names
-from groundsql.analysis.repair import promote_known_source, repair_view, salvage
+from groundsql.analysis.repair import promote_known_source, rename_if_table, repair_view, salvage
 from groundsql.catalog.schema import Schema
 from groundsql.context import Context
 from groundsql.db import Result
@@ -269,6 +269,9 @@ def _take_views(ctx: Context, raw_views: Any, compiler: ViewCompiler, store: Vie
         repaired, notes = repair_view(raw, len(fetch.views) + index)
         if isinstance(repaired, dict):
             repaired = promote_known_source(repaired, lambda name: compiler.relation(name) is not None)
+            repaired, renamed = rename_if_table(repaired, lambda name: name.lower() in compiler.tables,
+                                                lambda name: compiler.relation(name) is not None)
+            notes += renamed
         label = repaired.get("name") if isinstance(repaired, dict) else f"#{index + 1}"
         try:
             view = View.model_validate(repaired)

@@ -87,6 +87,20 @@ def promote_known_source(view: dict, known: Callable[[str], bool]) -> dict:
     return view
 
 
+def rename_if_table(view: dict, is_table: Callable[[str], bool], is_known: Callable[[str], bool]
+                    ) -> tuple[dict, list[str]]:
+    """A view named like a table (small models name a view after the table it reads) gets the first free name
+    `NAME_view`, `NAME_view2`, …; the note tells the model, which sees the new name from the next round on."""
+    name = view.get("name")
+    if not isinstance(name, str) or not is_table(name):
+        return view, []
+    number, new = 1, f"{name}_view"
+    while is_known(new):
+        number += 1
+        new = f"{name}_view{number}"
+    return {**view, "name": new}, [f"renamed view {name!r} to {new!r}: a table has that name"]
+
+
 def _qualifiers(value: Any) -> list[str]:
     """The `table` part of every `table.column` written in a view."""
     if isinstance(value, dict):

@@ -56,7 +56,20 @@ MIGRATIONS: list[str] = [
         row_count INTEGER,
         error TEXT
     )""",
+    # 4: marks — a user's verdict on an answer (right, or wrong with the corrected SQL); see groundsql.marking.
+    # A marked run is pinned: it feeds the evaluation suite, so pruning must keep it (`PINNED_RUNS`).
+    """CREATE TABLE IF NOT EXISTS run_marks (
+        run_id INTEGER PRIMARY KEY REFERENCES runs(id),
+        verdict TEXT NOT NULL CHECK (verdict IN ('right', 'wrong')),
+        corrected_sql TEXT,
+        marked_at REAL NOT NULL
+    )""",
 ]
+
+#: Runs that must outlive any retention or pruning: those a user marked (the suite's questions). A condition on
+#: `runs.id`, e.g. ``DELETE FROM runs WHERE created_at < ? AND NOT (id IN (SELECT run_id FROM run_marks))``.
+PINNED_RUNS = "id IN (SELECT run_id FROM run_marks)"
+VERDICTS = ("right", "wrong")
 
 
 def state_dir() -> Path:
@@ -113,7 +126,7 @@ class RunStore:
             return int(cursor.lastrowid)
 
     def get(self, run_id: int) -> dict[str, Any] | None:
-        """One run with its trace (decoded), or None."""
+        """One run with its trace (decoded) and its mark (None when unmarked), or None."""
         with self._connect() as conn:
             conn.row_factory = sqlite3.Row
             row = conn.execute("SELECT * FROM runs WHERE id = ?", (run_id,)).fetchone()
@@ -121,13 +134,54 @@ class RunStore:
             return None
         data = dict(row)
         data["trace"] = json.loads(data["trace"]) if data.get("trace") else []
+        data["mark"] = self.mark_of(run_id)
         return data
 
     def recent(self, limit: int = 20) -> list[dict[str, Any]]:
+        """The latest runs (without traces), each with its `mark` verdict (None when unmarked)."""
         with self._connect() as conn:
             conn.row_factory = sqlite3.Row
             rows = conn.execute(
-                "SELECT id, created_at, question, database, preset, model, sql, ok, error, row_count, "
-                "prompt_tokens, completion_tokens, llm_calls, db_queries, elapsed_s FROM runs "
-                "ORDER BY id DESC LIMIT ?", (limit,)).fetchall()
+                "SELECT r.id, r.created_at, r.question, r.database, r.preset, r.model, r.sql, r.ok, r.error, "
+                "r.row_count, r.prompt_tokens, r.completion_tokens, r.llm_calls, r.db_queries, r.elapsed_s, "
+                "m.verdict AS mark FROM runs AS r LEFT JOIN run_marks AS m ON m.run_id = r.id "
+                "ORDER BY r.id DESC LIMIT ?", (limit,)).fetchall()
+        return [dict(r) for r in rows]
+
+    # -- marks ------------------------------------------------------------------------------------------
+
+    def set_mark(self, run_id: int, verdict: str, corrected_sql: str | None = None) -> dict[str, Any]:
+        """Store (or replace) the user's verdict on run `run_id`; returns the mark. Checking the corrected SQL
+        is the caller's job (`groundsql.marking.mark_run` runs it through the guard first)."""
+        if verdict not in VERDICTS:
+            raise ValueError(f"a mark is one of {VERDICTS}, not {verdict!r}")
+        marked_at = time.time()
+        with self._connect() as conn:
+            conn.execute("INSERT OR REPLACE INTO run_marks (run_id, verdict, corrected_sql, marked_at) "
+                         "VALUES (?, ?, ?, ?)", (run_id, verdict, corrected_sql, marked_at))
+        return {"run_id": run_id, "verdict": verdict, "corrected_sql": corrected_sql, "marked_at": marked_at}
+
+    def mark_of(self, run_id: int) -> dict[str, Any] | None:
+        """The mark of one run, or None."""
+        with self._connect() as conn:
+            conn.row_factory = sqlite3.Row
+            row = conn.execute("SELECT * FROM run_marks WHERE run_id = ?", (run_id,)).fetchone()
+        return dict(row) if row is not None else None
+
+    def is_marked(self, run_id: int) -> bool:
+        """Whether the user marked the run (a marked run is pinned: pruning keeps it)."""
+        return self.mark_of(run_id) is not None
+
+    def marked(self, database: str | None = None) -> list[dict[str, Any]]:
+        """Marked runs, oldest first, with their question, SQL, verdict and corrected SQL; only those asked of
+        `database` (its display form) when given."""
+        query = ("SELECT r.id, r.created_at, r.question, r.database, r.preset, r.model, r.sql, r.ok, r.error, "
+                 "m.verdict, m.corrected_sql, m.marked_at FROM runs AS r JOIN run_marks AS m ON m.run_id = r.id")
+        params: tuple[Any, ...] = ()
+        if database is not None:
+            query += " WHERE r.database = ?"
+            params = (database,)
+        with self._connect() as conn:
+            conn.row_factory = sqlite3.Row
+            rows = conn.execute(query + " ORDER BY r.id", params).fetchall()
         return [dict(r) for r in rows]

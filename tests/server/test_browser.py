@@ -214,3 +214,103 @@ def test_page_asks_for_the_token_when_the_api_needs_one(browser, demo_db: Path, 
         page.locator("[data-testid=result-table]").wait_for()
         context.close()
     workspace.close()
+
+
+SUITE_QUESTIONS = [  # (question, what the model answers, the corrected SQL when that answer is wrong)
+    ("How many customers per region?", "SELECT r.region_name, COUNT(*) AS customers FROM customers AS c JOIN regions "
+     "AS r ON r.region_id = c.region_id GROUP BY r.region_name ORDER BY customers DESC", None),
+    ("How many orders per month?", "SELECT substr(order_date, 1, 7) AS month, COUNT(*) AS orders FROM orders WHERE "
+     "order_date LIKE '____-__-__' GROUP BY month ORDER BY month", None),
+    ("How many products are there?", "SELECT COUNT(*) AS products FROM products", None),
+    ("How many active customers are there?", "SELECT COUNT(*) AS customers FROM customers",
+     "SELECT COUNT(*) AS customers FROM customers WHERE status = 'A'"),
+    ("How many orders were cancelled?", "SELECT COUNT(*) AS orders FROM orders",
+     "SELECT COUNT(*) AS orders FROM orders WHERE status = 'X'"),
+]
+
+
+def _suite_double(fixed: set[str] = frozenset(), name: str = "ui"):
+    """A model double for control flow: the SQL above for each question (the corrected SQL for those in `fixed`),
+    and a follow-up's text unchanged as its standalone question."""
+    import re
+
+    from groundsql.models import ScriptedModel
+
+    answers = {q: (corrected if q in fixed and corrected else sql) for q, sql, corrected in SUITE_QUESTIONS}
+
+    def reply(messages):
+        text = messages[-1]["content"]
+        follow_up = re.search(r"Their next message is: (.*)", text)
+        if follow_up:
+            return follow_up.group(1).strip()
+        asked = re.findall(r"Question: (.*)", text)
+        return f"```sql\n{answers.get(asked[-1].strip() if asked else '', 'SELECT 0 AS unknown')}\n```"
+
+    return ScriptedModel(default=reply, name=name)
+
+
+def test_mark_answers_build_the_suite_run_it_twice_and_see_the_diff(browser, tmp_path: Path) -> None:
+    """From a fresh demo database: five questions asked in the page, three marked right and two wrong with the
+    corrected SQL, the suite built on the evaluation page, scored with two presets, both runs and the diff shown."""
+    from click.testing import CliRunner
+    from playwright.sync_api import expect
+
+    from groundsql.cli import cli
+    from groundsql.evaluation import run_suite
+
+    path = tmp_path / "demo.sqlite"
+    assert CliRunner().invoke(cli, ["demo-db", str(path)]).exit_code == 0  # database and knowledge folder
+    workspace = make_workspace(path, tmp_path, model=_suite_double(), preset="baseline")
+    with BackgroundServer(create_app(workspace)) as server:
+        ui = Page(browser, server.url)
+        for number, (question, _, corrected) in enumerate(SUITE_QUESTIONS, start=1):
+            turn = ui.ask(question, number)
+            mark = turn.locator("[data-testid=mark]")
+            if corrected is None:
+                mark.locator("[data-testid=mark-right]").click()
+                expect(mark.locator("[data-testid=mark-status]")).to_have_text("marked right")
+                continue
+            mark.locator("[data-testid=mark-wrong]").click()
+            box = turn.locator("[data-testid=corrected-sql]")
+            assert box.input_value().startswith("SELECT COUNT(*)")  # the answer's SQL, ready to edit
+            box.fill("DELETE FROM orders")
+            turn.locator("[data-testid=save-wrong]").click()
+            expect(mark.locator("[data-testid=mark-error]")).to_contain_text("refused")
+            box.fill(corrected)
+            turn.locator("[data-testid=save-wrong]").click()
+            expect(mark.locator("[data-testid=mark-status]")).to_have_text(
+                "marked wrong with the corrected SQL (it runs: 1 row(s))")
+        ui.shot("ui-mark.png")
+        assert [r["mark"] for r in workspace.runs.recent()] == ["wrong", "wrong", "right", "right", "right"]
+
+        ui.page.click("[data-testid=suite-link]")
+        ui.page.locator("[data-testid=no-suites]").wait_for()
+        ui.page.click("[data-testid=build-suite]")
+        expect(ui.page.locator("[data-testid=build-report]")).to_contain_text(
+            "7 question(s) (2 from verified examples, 5 from marked answers)")
+        ui.page.locator("[data-testid=no-runs]").wait_for()
+        suite = workspace.suites_dir / "demo.json"
+        first, _ = run_suite(suite, preset="baseline", model=_suite_double(name="first"))
+        second, summary = run_suite(suite, preset="refine", model=_suite_double(
+            fixed={"How many active customers are there?"}, name="second"))
+        assert summary["correct"] == 4 and len(summary["regression"]["fixed"]) == 1
+
+        ui.page.reload()
+        runs = ui.page.locator("[data-testid=runs] tbody tr")
+        expect(runs).to_have_count(2)
+        assert runs.nth(0).inner_text().split("\t")[:5] == [first.name, "baseline", "scripted:first", "42.9", "3/7"]
+        assert runs.nth(1).inner_text().split("\t")[:5] == [second.name, "refine", "scripted:second", "57.1", "4/7"]
+        latest = ui.page.locator("[data-testid=latest] tbody tr")
+        expect(latest).to_have_count(7)
+        assert "Leave-one-out" in ui.page.locator("[data-testid=leave-one-out]").inner_text()
+        diff = ui.page.locator("[data-testid=diff]")
+        assert first.name in diff.locator("h3").inner_text()
+        assert diff.locator("[data-testid=diff-counts]").inner_text().startswith("1 fixed, 0 broken, 3 still right")
+        assert diff.locator("[data-testid=diff-fixed]").inner_text() == "How many active customers are there?"
+        assert diff.locator("[data-testid=diff-cost] tbody tr").first.inner_text().split("\t") == \
+            ["EX %", "42.9", "57.1"]
+        ui.shot("ui-suite.png")
+        ui.errors = [e for e in ui.errors if "400" not in e]  # the refused correction's HTTP 400, on purpose
+        assert ui.errors == [] and ui.external == []
+        ui.close()
+    workspace.close()

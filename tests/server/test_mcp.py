@@ -20,7 +20,8 @@ from groundsql.server.testing import BackgroundServer, run_async  # noqa: E402
 from ..conftest import TEST_MODEL  # noqa: E402
 
 pytestmark = pytest.mark.integration
-TOOLS = {"list_databases", "list_tables", "describe_table", "search_values", "search_knowledge", "run_sql", "ask"}
+TOOLS = {"list_databases", "list_tables", "describe_table", "search_values", "search_knowledge", "run_sql", "ask",
+         "mark_answer"}
 
 
 async def _explore(client: Client) -> None:

@@ -317,11 +317,21 @@ def presets(options_of, linker):
         click.echo(f"{'':<{width}}  {row['type']}; default {row['default']}")
 
 
-@cli.command()
+@cli.group(invoke_without_command=True)
 @click.option("--limit", type=int, default=20, show_default=True, help="How many recent runs to show.")
 @json_option
-def runs(limit, as_json):
-    """Show recent `ask` runs from the local run store (GROUNDSQL_STATE_DIR/runs.sqlite)."""
+@click.pass_context
+def runs(ctx, limit, as_json):
+    """Show recent `ask` runs from the local run store (GROUNDSQL_STATE_DIR/runs.sqlite); mark answers.
+
+    \b
+    Examples:
+      groundsql runs --limit 5
+      groundsql runs mark 12 right
+      groundsql runs mark 13 wrong --sql "SELECT count(*) FROM customers WHERE status = 'A'"
+    """
+    if ctx.invoked_subcommand is not None:
+        return
     from groundsql.runs import RunStore
 
     store = RunStore()
@@ -332,5 +342,38 @@ def runs(limit, as_json):
     click.echo(f"run store: {store.path}")
     for row in rows:
         status = "ok " if row["ok"] else "ERR"
-        click.echo(f"#{row['id']:<5} {status} {row['elapsed_s']:.1f}s {row['preset']:<10} {row['question'][:60]}")
+        mark = {"right": " ✓", "wrong": " ✗"}.get(row.get("mark") or "", "")
+        click.echo(f"#{row['id']:<5} {status} {row['elapsed_s']:.1f}s {row['preset']:<10} {row['question'][:60]}"
+                   f"{mark}")
         click.echo(f"       {row['sql'] or row['error']}")
+
+
+@runs.command("mark")
+@click.argument("run_id", type=int)
+@click.argument("verdict", type=click.Choice(["right", "wrong"]))
+@click.option("--sql", "sql", default=None, metavar="CORRECTED",
+              help="With wrong: the query that answers the question (run read-only through the guard first).")
+@click.option("--learn", is_flag=True,
+              help="Also add the question with the right SQL as a verified example in the knowledge folder.")
+@click.option("--db", "db_url", default=None, metavar="URL",
+              help="The run's database (default: the run's database file; needed for server databases).")
+@click.option("--knowledge", "knowledge_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+              metavar="DIR", help="The knowledge folder for --learn (default: <db file>.knowledge/).")
+@json_option
+def mark_command(run_id, verdict, sql, learn, db_url, knowledge_dir, as_json):
+    """Mark run RUN_ID's answer right or wrong (with the corrected SQL); marked runs build `eval suite`."""
+    from groundsql.marking import mark_run
+
+    db = connect(db_url) if db_url else None
+    outcome = mark_run(run_id, verdict, sql=sql, db=db, learn=learn, folder=knowledge_dir)
+    if as_json:
+        print_json(outcome.to_dict())
+        return
+    mark = outcome.mark
+    click.echo(f"run #{run_id} marked {mark['verdict']}" + (" with the corrected SQL" if mark["corrected_sql"] else ""))
+    if outcome.check is not None:
+        more = "+" if outcome.check["truncated"] else ""
+        click.echo(f"the corrected SQL runs: {outcome.check['row_count']}{more} row(s)")
+    if outcome.learned is not None:
+        learned = outcome.learned
+        click.echo(f"added the example to {learned['path']}" if learned["added"] else f"not added: {learned['reason']}")

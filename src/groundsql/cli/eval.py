@@ -29,10 +29,13 @@ class EvalGroup(click.Group):
 
 @cli.group("eval", cls=EvalGroup)
 def eval_group() -> None:
-    """Measure accuracy, schema linking, cost and latency on Spider- and BIRD-format benchmarks.
+    """Measure accuracy, schema linking, cost and latency on Spider- and BIRD-format benchmarks, or on a suite of
+    your own verified questions.
 
     \b
     Examples:
+      groundsql eval suite build --db shop.sqlite
+      groundsql eval run ~/.local/share/groundsql/suites/shop.json --preset auto
       groundsql eval ../shared/data/spider --preset baseline --model local:qwen2.5-coder-0.5b \\
           --sample 20 --seed 1 --out runs/baseline-05b
       groundsql eval ../shared/data/spider --predictions preds.jsonl --out runs/preds
@@ -72,6 +75,12 @@ def eval_group() -> None:
               default=None, metavar="DIR",
               help="Knowledge folder for every database, or a folder holding one per database named by db_id "
                    "(BIRD's database_description folders are read without it).")
+@click.option("--database", "database_url", default=None, metavar="URL",
+              help="For a suite: the live database to score on (default: the one it was built on; give it when "
+                   "the URL needs a password, which a suite never stores).")
+@click.option("--previous", "previous_dir", type=click.Path(exists=True, file_okay=False, path_type=Path),
+              default=None, metavar="RUN_DIR",
+              help="Compare with this run question by question (default for a suite: its previous run).")
 @experts_option
 @model_for_option
 @preset_options
@@ -80,15 +89,25 @@ def eval_group() -> None:
                    "else 120 s for API models, 600 s of generation for the embedded model).")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as one JSON object.")
 def run_command(dataset, preset, model_spec, samples, workers, out, predictions, stage, linker, db_ids, ids, limit,
-                sample, seed, keep_distinct, engine, knowledge_dir, experts, model_for, preset_options, model_timeout_s,
-                as_json):
-    """Run PRESET on every selected question of DATASET (or score --predictions) and report."""
-    from groundsql.evaluation import evaluate
+                sample, seed, keep_distinct, engine, knowledge_dir, database_url, previous_dir, experts, model_for,
+                preset_options, model_timeout_s, as_json):
+    """Run PRESET on every selected question of DATASET (or score --predictions) and report.
 
+    DATASET is a Spider- or BIRD-format directory or question file, or a suite file (`eval suite build`); a
+    suite's run goes to the next numbered folder beside it unless --out is given, and is compared with the one
+    before."""
+    from groundsql.evaluation import evaluate
+    from groundsql.evaluation.suite import is_suite_file
+
+    if out is None and is_suite_file(dataset):
+        from groundsql.evaluation.regression import next_run_dir
+
+        out = next_run_dir(dataset, "predictions", "") if predictions else next_run_dir(dataset, preset, model_spec)
     filters = {"db": list(db_ids) or None, "ids": [i for i in (ids or "").split(",") if i.strip()] or None,
                "limit": limit, "sample": sample, "seed": seed, "stage": stage, "linker": linker,
                "keep_distinct": keep_distinct, "engine": engine, "model_timeout_s": model_timeout_s,
                "knowledge": str(knowledge_dir) if knowledge_dir else None,
+               "database": database_url, "previous": str(previous_dir) if previous_dir else None,
                "models": parse_model_roles(model_for) or None,
                "options": parse_preset_options(preset_options, experts=experts)}
     with _ProgressBar(enabled=not as_json, resumed=out) as bar:
@@ -181,16 +200,94 @@ def make_large_schema_command(out, spider, train, name):
         click.echo(f"  dropped question {item['id']} ({item['db_id']}): {item['reason']}", err=True)
 
 
+@eval_group.group("suite")
+def suite_group() -> None:
+    """An evaluation suite from your own verified questions: build it, then score it with `eval run`.
+
+    \b
+    Examples:
+      groundsql eval suite build --db shop.sqlite
+      groundsql eval run ~/.local/share/groundsql/suites/shop.json --preset baseline
+      groundsql eval run ~/.local/share/groundsql/suites/shop.json --preset auto   # compared with the run before
+      groundsql eval suite show ~/.local/share/groundsql/suites/shop.json
+    """
+
+
+@suite_group.command("build")
+@click.option("--db", "db_url", required=True, metavar="URL", help="The database the suite is about.")
+@click.option("--knowledge", "knowledge_dir", type=click.Path(exists=True, file_okay=False, path_type=Path),
+              default=None, metavar="DIR",
+              help="The knowledge folder whose verified examples count (default: <db file>.knowledge/).")
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=None, metavar="FILE",
+              help="The suite file (default: GROUNDSQL_STATE_DIR/suites/<database name>.json).")
+@click.option("--examples/--no-examples", "with_examples", default=True, show_default=True,
+              help="Take the knowledge folder's verified examples.")
+@click.option("--runs/--no-runs", "with_runs", default=True, show_default=True,
+              help="Take the runs you marked (`groundsql runs mark`): right ones with their SQL, wrong ones with "
+                   "the corrected SQL.")
+@click.option("--json", "as_json", is_flag=True, help="Print what was built as one JSON object.")
+def suite_build_command(db_url, knowledge_dir, out, with_examples, with_runs, as_json):
+    """Collect verified examples and marked runs of --db into a suite: each question with its gold SQL and the
+    gold result frozen now, with the database's fingerprint (a changed database is reported, not scored)."""
+    from groundsql.db import Database
+    from groundsql.evaluation.suite import build_suite
+
+    with Database(db_url) as db:
+        report = build_suite(db, folder=knowledge_dir, out=out, examples=with_examples, runs=with_runs)
+    if as_json:
+        click.echo(json.dumps(report.to_dict()))
+        return
+    click.echo(f"wrote {report.path}: {report.questions} question(s) ({report.from_examples} from verified "
+               f"examples, {report.from_runs} from marked runs)")
+    for item in report.skipped:
+        click.echo(f"  left out {item['source']}: {item['reason']}", err=True)
+    click.echo(f"score it with: groundsql eval run {report.path} --preset PRESET --model SPEC")
+
+
+@suite_group.command("show")
+@click.argument("suite", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--json", "as_json", is_flag=True, help="Print the overview as one JSON object.")
+def suite_show_command(suite, as_json):
+    """The suite's runs, the latest run's answers question by question, and its comparison with the run before."""
+    from groundsql.evaluation.regression import regression_markdown, suite_overview
+
+    overview = suite_overview(suite)
+    if as_json:
+        click.echo(json.dumps(overview, default=str))
+        return
+    click.echo(f"suite {overview['name']} on {overview['database']}: {overview['questions']} question(s), built "
+               f"{overview['built_at']}")
+    for run in overview["runs"]:
+        changed = " (database changed)" if run["database_changed"] else ""
+        click.echo(f"  {run['name']}: EX {run['ex']}% ({run['correct']}/{run['n']}), {run['excluded']} excluded"
+                   f"{changed}")
+    latest = overview["latest"]
+    if latest is None:
+        click.echo(f"no run yet: groundsql eval run {suite} --preset PRESET")
+        return
+    click.echo(f"latest run {latest['name']}:")
+    for answer in latest["answers"]:
+        mark = "excluded" if answer["excluded"] else "right" if answer["correct"] else "wrong"
+        click.echo(f"  {mark:<8} {answer['id']}  {answer['question']}")
+    if overview["regression"]:
+        click.echo("\n".join(regression_markdown(overview["regression"])))
+
+
 def _print_summary(summary: dict) -> None:
     run = summary.get("run", {})
     click.echo(f"{run.get('preset') or run.get('stage', '')} · {run.get('model') or ''}".strip(" ·"))
+    from groundsql.evaluation.report import suite_lines
+
+    for line in suite_lines(summary):
+        if line:
+            click.echo(line.replace("**", ""))
     if summary["ex"] is not None:
         click.echo(f"EX {summary['ex']:.1f}% ({summary['correct']}/{summary['n']})")
         for level, row in summary["by_difficulty"].items():
             click.echo(f"  {level:<12} {row['ex']:5.1f}%  ({row['correct']}/{row['n']})")
     else:
         click.echo(f"{summary['n']} questions linked (no SQL scored)")
-    if summary.get("excluded"):
+    if summary.get("excluded") and not summary.get("suite"):  # a suite's exclusions are in suite_lines
         excluded = summary["excluded"]
         reasons = ", ".join(f"{k} {v}" for k, v in excluded["by_reason"].items())
         click.echo(f"excluded {excluded['n']} question(s) whose gold SQL the engine copy cannot answer ({reasons})")
@@ -206,6 +303,10 @@ def _print_summary(summary: dict) -> None:
     click.echo(f"per question: {per_q['prompt_tokens']:.0f}+{per_q['completion_tokens']:.0f} tokens, "
                f"{per_q['llm_calls']:.1f} model calls, {per_q['db_queries']:.1f} queries; "
                f"latency p50 {lat['p50']:.2f}s p90 {lat['p90']:.2f}s p95 {lat['p95']:.2f}s")
+    if summary.get("regression"):
+        from groundsql.evaluation.regression import regression_markdown
+
+        click.echo("\n".join(regression_markdown(summary["regression"])).replace("**", ""))
 
 
 class _ProgressBar:

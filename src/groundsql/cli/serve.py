@@ -200,8 +200,8 @@ def serve(db_args, knowledge_args, config_path, host, port, model_spec, preset, 
 @model_option
 @preset_option
 def mcp(db_args, knowledge_args, config_path, transport, host, port, model_spec, preset):
-    """Run an MCP server: list_databases, list_tables, describe_table, search_values, run_sql and ask as
-    tools, each database's schema as a resource.
+    """Run an MCP server: list_databases, list_tables, describe_table, search_values, search_knowledge, run_sql,
+    ask and mark_answer as tools, each database's schema as a resource.
 
     \b
     Examples:

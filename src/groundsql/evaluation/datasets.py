@@ -9,6 +9,7 @@ import logging
 import random
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from groundsql.errors import ConfigError
 
@@ -31,6 +32,7 @@ class Question:
     evidence: str | None = None
     difficulty: str | None = None
     db_path: Path | None = None
+    db_url: str | None = None  # where a suite's question runs (a URL or path) when it is not a file under `root`
 
 
 @dataclass
@@ -38,9 +40,10 @@ class Dataset:
     """Questions of one benchmark file plus where its databases live."""
 
     name: str
-    kind: str  # "spider" (result multisets) or "bird" (result sets)
+    kind: str  # "spider" (result multisets), "bird" (result sets) or "suite" (a user's suite, Spider's rules)
     root: Path
     questions: list[Question] = field(default_factory=list)
+    suite: dict[str, Any] | None = None  # a suite file's contents: database, fingerprint, frozen gold results
 
     def descriptions(self, db_id: str) -> dict[str, dict[str, str]]:
         """BIRD column descriptions, {table: {column: text}}; empty when the dataset has none."""
@@ -48,7 +51,7 @@ class Dataset:
 
 
 def load_dataset(path: str | Path, *, kind: str | None = None) -> Dataset:
-    """Read a Spider- or BIRD-format question file.
+    """Read a Spider- or BIRD-format question file (a suite file is read by `evaluation.suite.load_suite`).
 
     Args:
         path: a dataset directory (holding dev.json or mini_dev_sqlite.json) or the question file itself.

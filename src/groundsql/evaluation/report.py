@@ -7,6 +7,7 @@ import logging
 from pathlib import Path
 from typing import Any
 
+from groundsql.evaluation.regression import add_regression, regression_markdown
 from groundsql.evaluation.results import SUMMARY_FILE, load_run, write_atomic
 from groundsql.evaluation.summary import summarize
 
@@ -34,11 +35,15 @@ def write_report(run_dir: str | Path) -> Path:
     run_dir = Path(run_dir)
     config, records = load_run(run_dir)
     summary = summarize(records, config)
+    add_regression(summary, config, records)
     write_atomic(run_dir / SUMMARY_FILE, json.dumps(summary, indent=2) + "\n")
     label = run_label(config, run_dir.name)
     plots = plot_run(records, summary, run_dir, title=label)
     lines = [f"# Evaluation: {label}", "", f"Dataset `{config.get('dataset', '?')}`; {summary['n']} questions.", ""]
+    lines += suite_lines(summary)
     lines += summary_table([(label, summary)])
+    if summary.get("regression"):
+        lines += ["", "## Against the previous run", ""] + regression_markdown(summary["regression"])
     lines += ["", "## Accuracy by difficulty", "", "| difficulty | n | correct | EX % |", "|---|---:|---:|---:|"]
     for level, row in summary["by_difficulty"].items():
         lines.append(f"| {level} | {row['n']} | {row['correct']} | {row['ex']:.1f} |")
@@ -68,6 +73,30 @@ def write_report(run_dir: str | Path) -> Path:
     path = run_dir / REPORT_FILE
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return path
+
+
+def suite_lines(summary: dict[str, Any]) -> list[str]:
+    """What a suite run must say before its numbers: a changed database, excluded questions, leave-one-out."""
+    lines: list[str] = []
+    suite = summary.get("suite")
+    if suite:
+        lines.append(f"Suite `{suite.get('name')}` built {suite.get('built_at')} on `{suite.get('database')}`.")
+        if suite.get("database_changes"):
+            lines.append("**The database changed since the suite was built** (" + "; ".join(
+                suite["database_changes"]) + "): questions whose gold result changed are excluded, not scored.")
+    excluded = summary.get("excluded")
+    if excluded and suite:
+        reasons = ", ".join(f"{k} {v}" for k, v in excluded["by_reason"].items())
+        lines.append(f"Excluded {excluded['n']} question(s) ({reasons}): {', '.join(map(str, excluded['ids']))}.")
+    loo = summary.get("leave_one_out")
+    if loo is not None:
+        if not loo.get("knowledge", True):
+            lines.append("Knowledge off: no verified example reached a prompt.")
+        else:
+            lines.append(f"Leave-one-out: each question was asked with its own verified example left out of the "
+                         f"knowledge ({loo['questions']} of {summary['n']} questions had one; "
+                         f"{loo['examples']} example(s) left out in all).")
+    return lines + [""] if lines else []
 
 
 def summary_table(rows: list[tuple[str, dict[str, Any]]]) -> list[str]:

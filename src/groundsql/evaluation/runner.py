@@ -18,15 +18,25 @@ from groundsql.db import Database, Result
 from groundsql.errors import ConfigError, GroundsqlError, ModelNotInstalled
 from groundsql.evaluation.datasets import Dataset, Question, load_dataset, select
 from groundsql.evaluation.linking import Schema, gold_schema, linking_scores
+from groundsql.evaluation.regression import add_regression, previous_run
 from groundsql.evaluation.results import (
+    CONFIG_FILE,
     RESULTS_FILE,
     SUMMARY_FILE,
     ResultsWriter,
     check_resumable,
+    read_config,
     read_results,
     write_atomic,
 )
 from groundsql.evaluation.scoring import Scorer
+from groundsql.evaluation.suite import (
+    SuiteGold,
+    database_fingerprint,
+    fingerprint_changes,
+    is_suite_file,
+    load_suite,
+)
 from groundsql.evaluation.summary import summarize
 from groundsql.models import Model, load_model
 from groundsql.options import Options, parse_options
@@ -62,6 +72,8 @@ class EvalOptions:
     options: dict[str, Any] | Options = field(default_factory=dict)  # the preset's (validated before the run)
     engine: str | None = None  # URL template of copies in another engine, e.g. postgresql://…/spider_{db_id}
     knowledge: str | None = None  # a knowledge folder, or a folder of them named by db_id
+    database: str | None = None  # a suite's live database (default: the URL recorded in the suite)
+    previous: str | None = None  # the run directory to compare with (default for a suite: its previous run)
 
 
 class _Schemas:
@@ -86,7 +98,8 @@ def run_evaluation(dataset: Dataset | str | Path, options: EvalOptions, out: str
     """Evaluate every selected question not already in `out`, then write `summary.json` and return it.
 
     Args:
-        dataset: a `Dataset` or a Spider/BIRD dataset path.
+        dataset: a `Dataset`, a Spider/BIRD dataset path or a suite file (`evaluation.suite`); a suite's run
+            is compared with `options.previous`, else with the suite's previous run (`evaluation.regression`).
         options: preset, model, filters, workers…
         out: the run directory; an existing one is resumed (same settings required). None keeps results in memory.
         progress: called after each question finishes.
@@ -96,15 +109,25 @@ def run_evaluation(dataset: Dataset | str | Path, options: EvalOptions, out: str
     """
     settings = _check_names(options)
     _check_numbers(options)
-    data = dataset if isinstance(dataset, Dataset) else load_dataset(dataset)
+    data = dataset if isinstance(dataset, Dataset) else _load(dataset, options)
+    if options.database and data.suite is None:
+        raise ConfigError("--database names the live database of a suite; a benchmark's databases are its files "
+                          "(use --engine for copies in another engine)")
+    if data.suite is not None and options.engine:
+        raise ConfigError("a suite runs on its own database; give another one with --database, not --engine")
     questions = select(data.questions, db=options.db, ids=options.ids, sample=options.sample, seed=options.seed,
                        limit=options.limit)
     if not questions:
         raise ConfigError("no question matches the filters")
     config = _config(data, options, settings)
+    if out is not None and data.suite is not None and options.previous is None:
+        found = previous_run(data.root, out)
+        config["previous_run"] = str(found) if found is not None else None
     records: list[dict[str, Any]] = []
     writer: ResultsWriter | None = None
-    scorer = Scorer("bird" if data.kind == "bird" else "spider", keep_distinct=options.keep_distinct)
+    # A user's suite keeps DISTINCT: its gold means exactly what it says (count(DISTINCT x) is not count(x)).
+    scorer = Scorer("bird" if data.kind == "bird" else "spider",
+                    keep_distinct=options.keep_distinct or data.suite is not None)
     try:
         # Everything that can be refused (model spec, predictions file) is checked before `out` is touched.
         job = _Job(data, options, scorer, settings)
@@ -112,9 +135,12 @@ def run_evaluation(dataset: Dataset | str | Path, options: EvalOptions, out: str
         scorer.close()
         raise
     try:
+        if data.suite is not None:
+            config["suite"] = job.suite_check(questions[0])
         if out is not None:
             out = Path(out)
             check_resumable(out, config, normalize=lambda previous: _identity(options, previous))
+            config = read_config(out / CONFIG_FILE)  # a resumed run compares with the run it first named
             records = read_results(out / RESULTS_FILE, repair=True)
             writer = ResultsWriter(out / RESULTS_FILE)
         wanted = {str(q.id) for q in questions}
@@ -155,9 +181,17 @@ def run_evaluation(dataset: Dataset | str | Path, options: EvalOptions, out: str
     order = {str(q.id): i for i, q in enumerate(questions)}
     records.sort(key=lambda r: order.get(str(r["id"]), 0))
     summary = summarize(records, config)
+    add_regression(summary, config, records)
     if out is not None:
         write_atomic(Path(out) / SUMMARY_FILE, json.dumps(summary, indent=2) + "\n")
     return summary
+
+
+def _load(dataset: str | Path, options: EvalOptions) -> Dataset:
+    """A benchmark directory or question file, or a suite file (on `options.database` when given)."""
+    if is_suite_file(dataset):
+        return load_suite(dataset, database=options.database)
+    return load_dataset(dataset)
 
 
 def _check_numbers(options: EvalOptions) -> None:
@@ -234,6 +268,7 @@ def _config(data: Dataset, options: EvalOptions, settings: Options | None) -> di
         "keep_distinct": options.keep_distinct,
         "filters": {"db": options.db, "ids": options.ids, "limit": options.limit, "sample": options.sample,
                     "seed": options.seed},
+        "previous_run": options.previous,
         "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
     }
 
@@ -251,6 +286,7 @@ class _Job:
         self._lock = threading.Lock()
         self._description_cache: dict[str, dict[str, dict[str, str]]] = {}
         self.engine = EngineGold(options.engine, scorer) if options.engine else None
+        self.suite = SuiteGold(data.suite) if data.suite is not None else None
         self.predictions = _read_predictions(options.predictions) if options.predictions else None
         self.model: Model | None = None
         self.roles: dict[str, Model] = {}
@@ -277,10 +313,27 @@ class _Job:
             return self._databases[path]
 
     def location(self, q: Question) -> Path | str | None:
-        """Where the question runs: its SQLite file, or its copy in the --engine."""
+        """Where the question runs: its SQLite file, its copy in the --engine, or a suite's database."""
         if self.engine is not None:
             return self.engine.url(q.db_id)
-        return q.db_path
+        return q.db_url or q.db_path
+
+    def suite_check(self, q: Question) -> dict[str, Any]:
+        """The suite's database now against its fingerprint at build time (recorded in run.json and reported)."""
+        assert self.data.suite is not None
+        location = self.location(q)
+        assert location is not None
+        database = self.database(location)
+        now = database_fingerprint(database)
+        built = self.data.suite.get("fingerprint") or {}
+        changes = fingerprint_changes(built, now)
+        if changes:
+            log.warning("the database changed since the suite was built: %s; questions whose gold result changed "
+                        "are reported as gold_changed, not scored", "; ".join(changes))
+        return {"name": self.data.suite.get("name"), "built_at": self.data.suite.get("built_at"),
+                "database": database.display, "questions": len(self.data.suite.get("questions") or []),
+                "fingerprint_built": built.get("digest"), "fingerprint_now": now.get("digest"),
+                "database_changes": changes}
 
     def _descriptions(self, db_id: str) -> dict[str, dict[str, str]]:
         with self._lock:
@@ -288,14 +341,32 @@ class _Job:
                 self._description_cache[db_id] = self.data.descriptions(db_id)
             return self._description_cache[db_id]
 
-    def _knowledge(self, db_id: str, database: Database) -> Any | None:
-        """The `--knowledge` folder for `db_id` (its subfolder named by db_id when there is one), loaded once."""
-        if not self.options.knowledge:
-            return None
+    def _knowledge(self, q: Question, database: Database) -> tuple[Any | None, list[str]]:
+        """The question's knowledge and the sources of the verified examples left out of it (leave-one-out).
+
+        The knowledge is the `--knowledge` folder (its subfolder named by db_id when there is one), else the
+        folder found beside the database; the examples that are this very question are left out (see
+        `leave_one_out`). None when knowledge is off or there is none (then `knowledge.prepare` looks as usual,
+        and reports a folder it cannot read on the question)."""
+        if self.settings is None or not getattr(self.settings, "knowledge", True):
+            return None, []
+        from groundsql.evaluation.leave_one_out import without_own_examples
         from groundsql.knowledge import load_for
 
-        root = Path(self.options.knowledge).expanduser()
-        return load_for(database, root / db_id if (root / db_id).is_dir() else root)
+        folder = None
+        if self.options.knowledge:
+            root = Path(self.options.knowledge).expanduser()
+            folder = root / q.db_id if (root / q.db_id).is_dir() else root
+        try:
+            loaded = load_for(database, folder)
+        except GroundsqlError:
+            if folder is not None:
+                raise
+            return None, []
+        if loaded is None:
+            return None, []
+        gold = self.engine.check(q)[0] if self.engine is not None else None
+        return without_own_examples(loaded, q.question, gold or q.gold_sql, database.dialect)
 
     def evaluate(self, q: Question) -> dict[str, Any]:
         record: dict[str, Any] = {"id": q.id, "db_id": q.db_id, "question": q.question, "difficulty": q.difficulty,
@@ -310,6 +381,12 @@ class _Job:
             if self.engine.regrouped(q):
                 record["engine_gold_repair"] = "grouping"
             if excluded:  # reported, never counted: the copy cannot give the gold answer
+                record.update(correct=None, excluded=excluded, error=reason)
+                return record
+        if self.suite is not None:
+            location = self.location(q)
+            excluded, reason = self.suite.check(q, self.database(location)) if location is not None else (None, None)
+            if excluded:  # the database changed under this question: reported, never scored
                 record.update(correct=None, excluded=excluded, error=reason)
                 return record
         if self.predictions is not None:
@@ -334,7 +411,8 @@ class _Job:
         from groundsql.context import Context
         from groundsql.pipelines import run
 
-        if q.db_path is None:
+        location = self.location(q)
+        if location is None:
             record.update(failure="execution_error", pipeline_error="database file not found",
                           error=f"database {q.db_id} is not in {self.data.root}")
             return record
@@ -343,12 +421,14 @@ class _Job:
         # selection, to update expert weights (on another engine: the gold as run there). BIRD's
         # database_description folder beside a database file is found by `knowledge.prepare` itself; the
         # descriptions read here serve databases in another engine.
-        database = self.database(self.location(q))
+        database = self.database(location)
+        knowledge, left_out = self._knowledge(q, database)
+        if left_out:
+            record["left_out"] = left_out
         ctx = Context(question=q.question, db=database, models={"default": self.model, **self.roles},
                       evidence=q.evidence, samples=self.options.samples, options=self.settings,
                       gold_sql=record.get("engine_gold_sql") or q.gold_sql, db_id=q.db_id,
-                      column_descriptions=self._descriptions(q.db_id) or None,
-                      knowledge=self._knowledge(q.db_id, database))
+                      column_descriptions=self._descriptions(q.db_id) or None, knowledge=knowledge)
         started = time.perf_counter()
         linked: Schema | None = None
         candidates: list[str] = []
@@ -436,9 +516,10 @@ class _Job:
         self._link_scores(q, record, linked)
 
     def _link_scores(self, q: Question, record: dict[str, Any], linked: Schema | None) -> None:
-        if linked is None or q.db_path is None:
+        location = q.db_url or q.db_path
+        if linked is None or location is None:
             return
-        schema = self.schemas.get(self.database(q.db_path), q.db_path)
+        schema = self.schemas.get(self.database(location), Path(str(location)))
         record["linked_schema"] = linked
         record["linking"] = linking_scores(gold_schema(q.gold_sql, schema), linked, schema)
         record["linked_columns"] = sum(len(cols) or len(schema.get(t, [])) for t, cols in linked.items())

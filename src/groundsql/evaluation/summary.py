@@ -41,6 +41,8 @@ def summarize(records: list[dict[str, Any]], config: dict[str, Any] | None = Non
     if config:
         summary["run"] = {k: config.get(k) for k in ("dataset", "preset", "model", "samples", "stage", "linker",
                                                      "predictions", "engine") if config.get(k) is not None}
+        if config.get("suite"):
+            summary["suite"] = config["suite"]
     if excluded:
         summary["excluded"] = {"n": len(excluded), "by_reason": dict(Counter(r["excluded"] for r in excluded)),
                                "ids": [r["id"] for r in excluded]}
@@ -91,6 +93,11 @@ def summarize(records: list[dict[str, Any]], config: dict[str, Any] | None = Non
         if counted:
             summary["recap"] |= {key: round(sum(int(x[key]) for x in counted) / len(counted), 2)
                                  for key in ("sql_revisions", "sql_revisions_adopted")}
+
+    left_out = [r["left_out"] for r in records if r.get("left_out")]
+    if config and (config.get("kind") == "suite" or left_out):  # no leakage: say which examples were left out
+        summary["leave_one_out"] = {"questions": len(left_out), "examples": sum(len(x) for x in left_out),
+                                    "knowledge": (config.get("settings") or {}).get("knowledge", True)}
 
     failures = Counter(r.get("failure") for r in records if not r.get("correct"))
     summary["failures"] = {f: failures.get(f, 0) for f in FAILURES if failures.get(f)}

@@ -9,7 +9,7 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
 from functools import partial
 from importlib import resources
-from typing import Any
+from typing import Any, Literal
 
 from fastapi import APIRouter, FastAPI, Query, Request
 from fastapi.openapi.docs import get_swagger_ui_html
@@ -77,6 +77,15 @@ class ExampleRequest(BaseModel):
 
     question: str = Field(min_length=1, max_length=4000, description="The question the SQL answers.")
     sql: str = Field(min_length=1, max_length=20000, description="One read-only statement; run once to check it.")
+
+
+class MarkRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    verdict: Literal["right", "wrong"] = Field(description="Whether the run's answer is right.")
+    sql: str | None = Field(None, max_length=20000, description="With wrong: the corrected query (run through "
+                            "the guard before the mark is stored).")
+    learn: bool = Field(False, description="Also add the question with its right SQL as a verified example.")
 
 
 class RuleRequest(BaseModel):
@@ -216,6 +225,19 @@ def create_app(workspace: Workspace, *, mcp: bool = True, host: str = "127.0.0.1
             raise NotFound(f"no run {run_id}")
         return json.loads(json.dumps(found, default=json_safe))
 
+    @v1.post("/runs/{run_id}/mark", summary="Mark a run's answer right or wrong (with the corrected SQL)")
+    async def mark(run_id: int, body: MarkRequest) -> dict[str, Any]:
+        return await in_pool(sql_pool, workspace.mark_run, run_id, body.verdict, body.sql, body.learn)
+
+    @v1.get("/suites", summary="Evaluation suites: runs, the latest results and the diff with the run before")
+    async def suites() -> dict[str, Any]:
+        return {"suites": await in_pool(sql_pool, workspace.suites)}
+
+    @v1.post("/databases/{name}/suite", summary="Build the database's suite from verified examples and marks",
+             status_code=201)
+    async def build_suite(name: str) -> dict[str, Any]:
+        return await in_pool(sql_pool, workspace.build_suite, name)
+
     @v1.post("/conversations", summary="Start a conversation", status_code=201)
     async def create_conversation(body: ConversationRequest | None = None) -> dict[str, Any]:
         body = body or ConversationRequest()
@@ -310,6 +332,12 @@ def create_app(workspace: Workspace, *, mcp: bool = True, host: str = "127.0.0.1
     @app.get("/", include_in_schema=False)
     async def index() -> FileResponse:
         return FileResponse(str(STATIC.joinpath("index.html")), headers={
+            "Cache-Control": "no-store", "Content-Security-Policy": PAGE_POLICY, "X-Content-Type-Options": "nosniff",
+            "Referrer-Policy": "no-referrer"})
+
+    @app.get("/suite", include_in_schema=False)
+    async def suite_page() -> FileResponse:
+        return FileResponse(str(STATIC.joinpath("suite.html")), headers={
             "Cache-Control": "no-store", "Content-Security-Policy": PAGE_POLICY, "X-Content-Type-Options": "nosniff",
             "Referrer-Policy": "no-referrer"})
 

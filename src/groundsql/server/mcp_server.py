@@ -1,6 +1,6 @@
 """The MCP server (official `mcp` SDK): groundsql's databases as tools and resources for agents.
 
-Tools: list_databases, list_tables, describe_table, search_values, search_knowledge, run_sql, ask. Each
+Tools: list_databases, list_tables, describe_table, search_values, search_knowledge, run_sql, ask, mark_answer. Each
 database's schema is a resource (``groundsql://databases/{name}/schema``).
 """
 
@@ -91,6 +91,13 @@ def build_mcp_server(workspace: Workspace) -> MCPServer:
             lines.append(f"The query failed: {data['error']}")
         lines.append(_table_text(data))
         return _tool_result("\n".join(lines), compact)
+
+    @server.tool(description="Mark an answer of `ask` (by its run_id) right or wrong. For a wrong answer give the "
+                             "corrected SQL when you know it: it is run read-only through the guard before the mark "
+                             "is stored. With learn=true the question and its right SQL also become a verified "
+                             "example. Marked answers make up the database's evaluation suite.")
+    def mark_answer(run_id: int, verdict: str, corrected_sql: str | None = None, learn: bool = False) -> dict[str, Any]:
+        return call(workspace.mark_run, run_id, verdict, corrected_sql, learn)
 
     for name in workspace.databases:
         _add_schema_resource(server, workspace, name)

@@ -14,10 +14,13 @@ from groundsql.api import connect
 from groundsql.catalog import Catalog, build_catalog, cached_catalog, introspect
 from groundsql.conversations import ConversationStore, ask_in_conversation
 from groundsql.db import Database
-from groundsql.errors import ConfigError
+from groundsql.errors import ConfigError, GroundsqlError
+from groundsql.evaluation.regression import suite_overview
+from groundsql.evaluation.suite import build_suite, default_suite_path
 from groundsql.knowledge.listing import knowledge_summary, search_knowledge
 from groundsql.knowledge.options import KnowledgeOptions
 from groundsql.knowledge.store import Added, add_example, add_rule, default_folder
+from groundsql.marking import mark_run
 from groundsql.models import Model
 from groundsql.pipelines import PRESETS, preset_options
 from groundsql.runs import RunStore
@@ -197,6 +200,51 @@ class Workspace:
 
     def _writable_folder(self, name: str, db: Database) -> Path:
         return self.knowledge_folders.get(name) or default_folder(db)
+
+    # -- marks and suites (how good is it on this database?) -----------------------------------------------
+
+    @property
+    def suites_dir(self) -> Path:
+        """Where this server's suites live: ``suites/`` beside the run store (GROUNDSQL_STATE_DIR by default)."""
+        return self.runs.path.parent / "suites"
+
+    def mark_run(self, run_id: int, verdict: str, sql: str | None = None, learn: bool = False) -> dict[str, Any]:
+        """Mark a run's answer right or wrong (a correction is run through the guard first); with `learn`, the
+        question and its right SQL also become a verified example."""
+        record = self.runs.get(run_id)
+        if record is None:
+            raise ConfigError(f"no run {run_id}")
+        name = next((n for n, db in self.databases.items() if db.display == record["database"]), None)
+        if name is None:
+            raise ConfigError(f"run {run_id} was asked of a database this server does not serve")
+        db = self.databases[name]
+        with self._knowledge_lock:
+            outcome = mark_run(run_id, verdict, sql=sql, db=db, learn=learn, store=self.runs,
+                               folder=self._writable_folder(name, db) if learn else None)
+        return {"database": name, **outcome.to_dict()}
+
+    def build_suite(self, name: str | None = None) -> dict[str, Any]:
+        """Build the database's suite from its verified examples and marked runs (gold results frozen now)."""
+        name, db = self.database(name)
+        folder = self.knowledge_folders.get(name)
+        report = build_suite(db, folder=folder if folder is not None and folder.is_dir() else None, store=self.runs,
+                             out=default_suite_path(db, self.suites_dir))
+        return {"database": name, **report.to_dict()}
+
+    def suites(self) -> list[dict[str, Any]]:
+        """The suites of the served databases: runs, the latest run's answers and its comparison with the one
+        before."""
+        served = {db.display: name for name, db in self.databases.items()}
+        found = []
+        for path in sorted(self.suites_dir.glob("*.json")) if self.suites_dir.is_dir() else []:
+            try:
+                overview = suite_overview(path)
+            except (ValueError, OSError, KeyError, GroundsqlError) as exc:
+                log.warning("skipping the suite %s: %s", path.name, exc)
+                continue
+            if overview["database"] in served:
+                found.append({"database_name": served[overview["database"]], **overview})
+        return found
 
     # -- SQL --------------------------------------------------------------------------------------------
 

@@ -121,7 +121,7 @@ async function loadHistory() {
     panel.append(el("h4", { text: "Runs" }));
     for (const r of runs.runs) {
       panel.append(el("div", { class: "history-item", "data-testid": "run-item", title: r.sql || r.error || "" },
-        `#${r.id} ${r.ok ? "" : "✗ "}${r.question}`,
+        `#${r.id} ${r.ok ? "" : "✗ "}${r.question}${r.mark ? ` (marked ${r.mark})` : ""}`,
         el("div", { class: "meta", text: `${r.preset || ""} · ${(r.elapsed_s || 0).toFixed(1)} s · ${r.row_count ?? "–"} row(s)` })));
     }
   } catch (err) {
@@ -203,12 +203,50 @@ function renderAnswer(card, answer) {
   if (answer.error) card.body.append(el("div", { class: "error", "data-testid": "answer-error", text: "The query failed: " + answer.error }));
   renderSql(card, answer.sql);
   renderTable(card, answer);
+  if (answer.run_id) renderMark(card, answer);
+}
+
+// Right or wrong (with the corrected SQL): stored with the run; marked runs make up the evaluation suite.
+function renderMark(card, answer) {
+  const bar = el("div", { class: "mark", "data-testid": "mark" });
+  const status = el("span", { class: "mark-status", "data-testid": "mark-status" });
+  const learn = el("input", { type: "checkbox", "data-testid": "mark-learn" });
+  const corrected = el("textarea", { rows: 3, "data-testid": "corrected-sql", spellcheck: "false",
+    placeholder: "The corrected SQL (optional): it runs through the guard before the mark is saved" });
+  const save = el("button", { "data-testid": "save-wrong", text: "Save as wrong" });
+  const correction = el("div", { class: "correction", hidden: true }, corrected, save);
+  async function send(verdict, sql) {
+    status.replaceChildren("saving…");
+    try {
+      const body = { verdict, learn: learn.checked };
+      if (sql && sql.trim()) body.sql = sql;
+      const mark = await api(`/v1/runs/${answer.run_id}/mark`, body);
+      let text = `marked ${mark.verdict}`;
+      if (mark.corrected_sql) text += ` with the corrected SQL (it runs: ${mark.check.row_count}${mark.check.truncated ? "+" : ""} row(s))`;
+      if (mark.learned) text += mark.learned.added ? " · added as a verified example" : ` · not added: ${mark.learned.reason}`;
+      status.replaceChildren(text);
+      bar.dataset.verdict = mark.verdict;
+      correction.hidden = true;
+    } catch (err) {
+      status.replaceChildren(el("span", { class: "error", "data-testid": "mark-error", text: err.message }));
+    }
+  }
+  save.addEventListener("click", () => send("wrong", corrected.value));
+  const right = el("button", { "data-testid": "mark-right", text: "✓ Right", onclick: () => send("right") });
+  const wrong = el("button", { "data-testid": "mark-wrong", text: "✗ Wrong", onclick: () => {
+    corrected.value = card.editor ? card.editor.value : answer.sql || "";
+    correction.hidden = false;
+    corrected.focus();
+  } });
+  bar.append("Is this answer right?", right, wrong, el("label", {}, learn, " also add as a verified example"), status);
+  card.body.append(bar, correction);
 }
 
 function renderSql(card, sql) {
   const box = el("div", { class: "sql-box" });
   const editor = el("textarea", { rows: Math.min(12, Math.max(3, (sql || "").split("\n").length + 1)), "data-testid": "sql", spellcheck: "false" });
   editor.value = sql || "";
+  card.editor = editor;
   const edited = el("span", { class: "edited" });
   const run = el("button", { "data-testid": "run-sql", text: "Run SQL" });
   run.addEventListener("click", async () => {

@@ -124,3 +124,19 @@ def test_runs_mark_command(music_db: Path, private_state_dir: Path) -> None:
     assert "✗" in runner.invoke(cli, ["runs"]).output
     shown = runner.invoke(cli, ["runs", "mark", str(run_id), "right", "--json"])
     assert json.loads(shown.output)["verdict"] == "right"
+
+
+def test_knowledge_learn_takes_the_corrected_sql_of_a_marked_run(store: RunStore, music_db: Path,
+                                                                 tmp_path: Path) -> None:
+    from groundsql.errors import KnowledgeError
+    from groundsql.knowledge import load_knowledge
+    from groundsql.knowledge.store import learn
+
+    run_id = _run(store, music_db, "How many songs are there?", "SELECT count(*) FROM singer")
+    mark_run(run_id, "wrong", store=store)
+    with pytest.raises(KnowledgeError, match="marked wrong; give the correct query"):
+        learn(run_id, folder=tmp_path / "k", store=store)
+    mark_run(run_id, "wrong", sql="SELECT count(*) FROM song", store=store)
+    assert learn(run_id, folder=tmp_path / "k", store=store).added
+    example = load_knowledge(tmp_path / "k").examples[0]
+    assert example.sql == "SELECT count(*) FROM song"

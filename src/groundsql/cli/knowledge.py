@@ -116,7 +116,9 @@ def learn_command(run_id, sql, db_url, knowledge_dir, yes):
     if record is None:
         raise KnowledgeError(f"no run #{run_id} in the run store (see `groundsql runs`)")
     if not yes:
-        click.echo(f"question: {record['question']}\nsql:      {sql or record['sql']}")
+        from groundsql.knowledge.store import learnable_sql
+
+        click.echo(f"question: {record['question']}\nsql:      {sql or learnable_sql(record)}")
         if not click.confirm("Is this query a correct answer to the question?", default=False):
             click.echo("not learned; give the correct query with --sql")
             return

@@ -101,7 +101,7 @@ def learn(run_id: int, *, db: Database | None = None, folder: str | Path | None 
         run_id: the id shown by `groundsql runs`.
         db: the database (default: reopened from the run's record, which works for database files).
         folder: the knowledge folder (default: `default_folder(db)`).
-        sql: corrected SQL to store instead of the run's.
+        sql: corrected SQL to store instead of the run's (default: the corrected SQL of a run marked wrong).
         store: a `RunStore` (default: the user's).
     """
     from groundsql.runs import RunStore
@@ -109,11 +109,22 @@ def learn(run_id: int, *, db: Database | None = None, folder: str | Path | None 
     record = (store or RunStore()).get(run_id)
     if record is None:
         raise KnowledgeError(f"no run #{run_id} in the run store (see `groundsql runs`)")
-    chosen = sql or record.get("sql")
+    chosen = sql or learnable_sql(record)
     if not chosen:
         raise KnowledgeError(f"run #{run_id} has no SQL to learn from; give the correct query with --sql")
     database = db or Database(record["database"])
     return add_example(folder or default_folder(database), record["question"], chosen, database)
+
+
+def learnable_sql(record: dict[str, Any]) -> str | None:
+    """The SQL a run teaches: the corrected SQL of a run marked wrong, none for a wrong mark without one, else
+    the run's own SQL."""
+    mark = record.get("mark") or {}
+    if mark.get("verdict") == "wrong":
+        if not mark.get("corrected_sql"):
+            raise KnowledgeError(f"run #{record['id']} was marked wrong; give the correct query with --sql")
+        return mark["corrected_sql"]
+    return record.get("sql")
 
 
 # -- writing -----------------------------------------------------------------------------------------

@@ -23,6 +23,7 @@ from groundsql.errors import ConfigError
 from groundsql.generation.tree_repair import repair_note
 from groundsql.knowledge import KnowledgeOptions, prepare
 from groundsql.options import NoOptions, Options, combine, parse_options, register
+from groundsql.selection.review import review
 
 Preset = Callable[[Context, Any], Answer]
 PRESETS: dict[str, Preset] = {}
@@ -109,5 +110,6 @@ def run(ctx: Context, preset_name: str = DEFAULT_PRESET) -> Answer:
     note = repair_note(chosen) if chosen is not None else None
     if note and note not in answer.notes:
         answer.notes.append(note)
+    review(ctx, answer)
     answer.elapsed_s = time.perf_counter() - started
     return answer

@@ -346,10 +346,9 @@ class _Job:
 
         The knowledge is the `--knowledge` folder (its subfolder named by db_id when there is one), else the
         folder found beside the database; the examples that are this very question are left out (see
-        `leave_one_out`). None when knowledge is off or there is none (then `knowledge.prepare` looks as usual,
-        and reports a folder it cannot read on the question)."""
-        if self.settings is None or not getattr(self.settings, "knowledge", True):
-            return None, []
+        `leave_one_out`). None when there is none (then `knowledge.prepare` looks as usual,
+        and reports a folder it cannot read on the question). With knowledge off no example reaches a prompt, and a
+        `--knowledge` folder still lends its descriptions."""
         from groundsql.evaluation.leave_one_out import without_own_examples
         from groundsql.knowledge import load_for
 
@@ -357,6 +356,8 @@ class _Job:
         if self.options.knowledge:
             root = Path(self.options.knowledge).expanduser()
             folder = root / q.db_id if (root / q.db_id).is_dir() else root
+        if self.settings is None or not getattr(self.settings, "knowledge", True):
+            return (load_for(database, folder) if folder is not None else None), []
         try:
             loaded = load_for(database, folder)
         except GroundsqlError:

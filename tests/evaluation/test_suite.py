@@ -158,23 +158,25 @@ def _lines(path: Path, *, before: bool = False) -> int:
 
 
 def test_cli_builds_runs_and_shows_a_suite(tmp_path: Path, private_state_dir: Path) -> None:
-    path = demo_shop(tmp_path, examples=[(q["question"], q["query"]) for q in knowledge_questions()[:3]])
+    """The demo shop's 20 knowledge questions as a suite (SQLite), scored twice with their gold SQL as the
+    predictions: every question counts and is right, and the second run is compared with the first."""
+    path = demo_shop(tmp_path, examples=[(q["question"], q["query"]) for q in knowledge_questions()])
     runner = CliRunner()
     built = runner.invoke(cli, ["eval", "suite", "build", "--db", str(path), "--json"])
     assert built.exit_code == 0, built.output
     suite = Path(json.loads(built.output)["path"])
-    assert suite == private_state_dir / "suites" / "demo.json" and json.loads(built.output)["questions"] == 3
+    assert suite == private_state_dir / "suites" / "demo.json" and json.loads(built.output)["questions"] == 20
     questions = json.loads(suite.read_text())["questions"]
     predictions = tmp_path / "gold.jsonl"
     predictions.write_text("".join(json.dumps({"id": q["id"], "sql": q["gold_sql"]}) + "\n" for q in questions))
     for _ in range(2):
         result = runner.invoke(cli, ["eval", "run", str(suite), "--predictions", str(predictions)])
         assert result.exit_code == 0, result.output
-        assert "EX 100.0% (3/3)" in result.output
-    assert "0 fixed, 0 broken, 3 still right" in result.output
+        assert "EX 100.0% (20/20)" in result.output
+    assert "0 fixed, 0 broken, 20 still right" in result.output
     assert [d.name for d in suite_runs(suite)] == ["001-predictions", "002-predictions"]
     shown = runner.invoke(cli, ["eval", "suite", "show", str(suite)])
-    assert shown.exit_code == 0 and "002-predictions: EX 100.0% (3/3)" in shown.output
+    assert shown.exit_code == 0 and "002-predictions: EX 100.0% (20/20)" in shown.output
     assert "right    q" in shown.output
     refused = runner.invoke(cli, ["eval", "run", str(suite), "--predictions", str(predictions), "--engine",
                                   "duckdb:///x/{db_id}.duckdb"])

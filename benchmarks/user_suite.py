@@ -83,15 +83,18 @@ def main() -> int:
         parser.error(f"unknown condition(s) {', '.join(sorted(unknown))}; use {', '.join(CONDITIONS)}")
 
     from groundsql.evaluation import evaluate
+    from groundsql.models import load_model
 
     args.work.mkdir(parents=True, exist_ok=True)
     suite = make_suite(args.work)
+    model = load_model(args.model)  # loaded and warmed once, so no run's first question pays for the loading
+    model.complete([{"role": "user", "content": "SELECT 1"}], max_tokens=1)
     rows = []
     for preset in args.presets.split(","):
         for condition in args.conditions.split(","):
             out = args.runs_dir / run_name(preset, condition, args.model)
             started = time.perf_counter()
-            summary = evaluate(suite, preset=preset, model=args.model, out=out, limit=args.limit,
+            summary = evaluate(suite, preset=preset, model=model, out=out, limit=args.limit,
                                options=dict(CONDITIONS[condition]))
             (out / "command.txt").write_text(f"{command}\n# machine: {machine()}\n", encoding="utf-8")
             rows.append((preset, condition, summary, time.perf_counter() - started))
@@ -106,7 +109,7 @@ def main() -> int:
 
 def markdown(rows: list[tuple[str, str, dict[str, Any], float]], command: str, model: str, suite: Path) -> str:
     lines = [
-        "# A user's own suite: the demo shop's 20 knowledge questions",
+        "# A user's own suite: the demo shop's knowledge questions",
         "",
         f"Command: `GROUNDSQL_THREADS={os.environ.get('GROUNDSQL_THREADS', '')} {command}`",
         f"Updated: {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}. Machine: {machine()}. Model `{model}`.",
@@ -114,7 +117,8 @@ def markdown(rows: list[tuple[str, str, dict[str, Any], float]], command: str, m
         f"`benchmarks/knowledge_use/questions.json`; `{suite.name}`.",
         "",
         "`knowledge`: the knowledge folder in the prompt, each question without its own verified example "
-        "(leave-one-out); `none`: `--option knowledge=false`.",
+        "(leave-one-out); `none`: `--option knowledge=false`. The model is loaded and warmed up before the first "
+        "run, so latency is answering time.",
         "",
         "| preset | knowledge | n | right | EX % | own examples left out | tokens / question | model calls / question "
         "| latency mean s | latency p90 s |",
@@ -148,7 +152,8 @@ def plot(rows: list[tuple[str, str, dict[str, Any], float]], path: Path, model: 
     ax.set_xticks([i + width * (len(conditions) - 1) / 2 for i in range(len(presets))], presets)
     ax.set_ylim(0, 105)
     ax.set_ylabel("execution accuracy (%)")
-    ax.set_title(f"Demo shop suite (20 questions) — {model}", fontsize=9)
+    n = max((s["n"] for _, _, s, _ in rows), default=0)
+    ax.set_title(f"Demo shop suite ({n} questions) — {model}", fontsize=9)
     ax.legend(title="knowledge", fontsize=8)
     fig.tight_layout()
     fig.savefig(path, dpi=120)

@@ -218,4 +218,15 @@ def test_apex_repairs_a_trajectory_that_ends_in_an_error(music_db):
                              "Every reply is exactly one of": [f"[SQL]\n```sql\n{broken}\n```"] * 2}))},
                          options={"linker": "full", "max_actions": 1, "repair_rounds": 0})
     answer = run(unrepaired, "apex")
-    assert "repaired" not in answer.stages and not answer.candidates[0].ok
+    # no model repair, but the tree repair runs inside apex whatever repair_rounds says: the misplaced
+    # qualifier is fixed without a model call, in the trajectory (explore_repair) and nowhere a `refine` step
+    assert answer.candidates[0].ok and answer.stages["repaired"] == answer.candidates[0].sql
+    assert "refine" not in [e.step for e in unrepaired.trace.events if e.kind == "model"]
+    assert unrepaired.trace.notes("explore_repair")
+
+    untouched = Context(question="Which singers are from France?", db=Database(str(music_db)),
+                        models={"default": ScriptedModel(default=_replier({
+                            "Every reply is exactly one of": [f"[SQL]\n```sql\n{broken}\n```"] * 2}))},
+                        options={"linker": "full", "max_actions": 1, "repair_rounds": 0, "tree_repair": False})
+    answer = run(untouched, "apex")
+    assert not answer.candidates[0].ok and answer.stages["repaired"] == broken

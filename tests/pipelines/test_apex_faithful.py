@@ -1,0 +1,197 @@
+"""The `apex` preset as the paper describes it: its linking by default, budget profiles, generation ablations,
+reward-model selection, and the switchable steps for small models (tree repair in the trajectory, confirmation
+checked against the data, diverse schema views). Real SQLite file; a scripted model for control flow."""
+
+from __future__ import annotations
+
+import pytest
+
+from groundsql.budgets import PROFILES
+from groundsql.context import Context
+from groundsql.db import Database
+from groundsql.generation.exploration import Budget
+from groundsql.models import ScriptedModel
+from groundsql.pipelines import preset_options, run
+from groundsql.pipelines.apex import ApexOptions
+
+pytestmark = pytest.mark.integration
+
+FRENCH = "SELECT name FROM singer WHERE country = 'France'"
+ALL = "SELECT name FROM singer"
+
+
+def _replier(table: dict[str, list[str]], default: str = "SELECT 1"):
+    def reply(messages):
+        text = "\n".join(m["content"] for m in messages)
+        for phrase, queue in table.items():
+            if phrase in text and queue:
+                return queue.pop(0)
+        return default
+    return reply
+
+
+def _steps(ctx: Context) -> list[str]:
+    return [e.step for e in ctx.trace.events if e.kind == "model"]
+
+
+def test_apex_links_a_small_schema_by_default_and_takes_it_whole_only_when_asked(music_db):
+    model = ScriptedModel(default=f"[SQL]\n```sql\n{FRENCH}\n```")
+    ctx = Context(question="Which singers are from France?", db=Database(str(music_db)), models={"default": model},
+                  options={"samples": 1, "max_actions": 1})
+    run(ctx, "apex")
+    steps = _steps(ctx)
+    assert "link.plan" in steps and "link.prune_delete" in steps and "link.semantic" in steps
+    assert ctx.trace.notes("link")[-1]["linker"] == "apex"
+
+    model = ScriptedModel(default=f"[SQL]\n```sql\n{FRENCH}\n```")
+    ctx = Context(question="Which singers are from France?", db=Database(str(music_db)), models={"default": model},
+                  options={"samples": 1, "max_actions": 1, "link_full_budget": 4000})
+    run(ctx, "apex")
+    assert not [s for s in _steps(ctx) if s.startswith("link.")]
+    assert ctx.trace.notes("link")[-1]["linker"] == "full"
+
+
+def test_budget_profiles_and_the_run_identity():
+    small, paper = Budget.from_options(ApexOptions()), Budget.from_options(ApexOptions(budget="paper"))
+    assert (small.actions, small.tokens, small.force_actions, small.force_tokens) == (6, 12000, 5, 10200)
+    assert (paper.actions, paper.tokens, paper.force_actions, paper.force_tokens) == (40, 56000, 38, 52000)
+    assert paper.keep_observations is None and PROFILES["paper"].samples == 8
+    mixed = Budget.from_options(ApexOptions(budget="paper", max_actions=10))
+    assert (mixed.actions, mixed.force_actions, mixed.tokens) == (10, 9, 56000)
+    # the profile is one entry of the run identity (eval's run.json and summary)
+    assert preset_options("apex", {"budget": "paper"}).identity() == {"budget": "paper"}
+    assert preset_options("apex", {}).identity() == {}
+
+
+def test_paper_budget_samples_eight_trajectories(music_db):
+    model = ScriptedModel(default=f"[SQL]\n```sql\n{FRENCH}\n```")
+    ctx = Context(question="Which singers are from France?", db=Database(str(music_db)), models={"default": model},
+                  options={"budget": "paper", "linker": "full", "paths": False})
+    answer = run(ctx, "apex")
+    assert len(answer.candidates) == 8
+    budget = ctx.trace.notes("apex.budget")[0]
+    assert budget["profile"] == "paper" and budget["samples"] == 8 and budget["exploration"]["actions"] == 40
+
+
+def test_without_exploration_each_trajectory_is_one_query_then_refinement(music_db):
+    model = ScriptedModel(default=f"```sql\n{FRENCH}\n```")
+    ctx = Context(question="Which singers are from France?", db=Database(str(music_db)), models={"default": model},
+                  options={"linker": "full", "exploration": False, "samples": 2, "paths": False})
+    answer = run(ctx, "apex")
+    assert answer.sql == FRENCH
+    steps = _steps(ctx)
+    assert steps == ["generate:0", "generate:1"] and not ctx.trace.notes("explore_step")
+
+
+def test_guidance_and_paths_switches(music_db):
+    model = ScriptedModel(default=f"[SQL]\n```sql\n{FRENCH}\n```")
+    ctx = Context(question="Which singers are from France?", db=Database(str(music_db)), models={"default": model},
+                  options={"linker": "full", "tips": 0, "paths": False, "samples": 1, "max_actions": 1})
+    run(ctx, "apex")
+    assert "paths" not in _steps(ctx) and ctx.trace.notes("tips")[0]["ids"] == []
+    assert "Tips:" not in model.calls[0]["messages"][1]["content"]
+    # the paper profile retrieves every matched tip
+    model = ScriptedModel(default=f"[SQL]\n```sql\n{FRENCH}\n```")
+    ctx = Context(question="Which singers are from France?", db=Database(str(music_db)), models={"default": model},
+                  options={"linker": "full", "budget": "paper", "samples": 1, "max_actions": 1, "paths": False})
+    run(ctx, "apex")
+    assert len(ctx.trace.notes("tips")[0]["ids"]) > 8
+
+
+def _two_results_model() -> ScriptedModel:
+    """The first trajectory answers FRENCH, every later one ALL (one action each)."""
+    answers = [FRENCH]
+    return ScriptedModel(default=lambda messages: f"[SQL]\n```sql\n{answers.pop(0) if answers else ALL}\n```")
+
+
+def test_reward_model_selects_and_without_one_the_vote_does(music_db):
+    reward = ScriptedModel(default=lambda m: '{"score": 9}' if "country = 'France'" in m[0]["content"]
+                           else '{"score": 2}', name="reward")
+    generator = _two_results_model()
+    ctx = Context(question="Which singers are from France?", db=Database(str(music_db)),
+                  models={"default": generator, "reward": reward},
+                  options={"linker": "full", "paths": False, "samples": 2, "max_actions": 1})
+    answer = run(ctx, "apex")
+    assert answer.sql == FRENCH
+    note = ctx.trace.notes("selection")[0]
+    assert note["method"] == "reward" and note["reward_model"] == "scripted:reward"
+    assert sorted(s for s in note["scores"] if s is not None) == [2.0, 9.0]
+    assert len(reward.calls) == 2 and "judge" not in _steps(ctx)
+
+    ctx = Context(question="Which singers are from France?", db=Database(str(music_db)),
+                  models={"default": _two_results_model()},
+                  options={"linker": "full", "paths": False, "samples": 2, "max_actions": 1, "judge": False})
+    run(ctx, "apex")
+    note = ctx.trace.notes("selection")[0]
+    assert note["method"] == "vote" and "no reward model" in note["reason"]
+    assert "reward" not in _steps(ctx)
+
+
+def test_exploration_tree_repairs_a_failing_query_inside_the_trajectory(music_db):
+    broken = "SELECT s.name FROM singer AS s JOIN song AS t ON s.singer_id = t.singer_id WHERE t.country = 'France'"
+
+    def model(explore_repair: bool) -> tuple[Context, ScriptedModel]:
+        scripted = ScriptedModel(default=_replier({"Every reply is exactly one of": [
+            f"[SQL]\n```sql\n{broken}\n```", "[CONFIRM]"]}))
+        ctx = Context(question="Which singers are from France?", db=Database(str(music_db)),
+                      models={"default": scripted},
+                      options={"linker": "full", "paths": False, "samples": 1, "max_actions": 2, "repair_rounds": 0,
+                               "explore_repair": explore_repair})
+        return ctx, scripted
+
+    ctx, scripted = model(True)
+    answer = run(ctx, "apex")
+    assert ctx.trace.notes("explore_repair") and answer.candidates[0].ok
+    second = scripted.calls[1]["messages"][1]["content"]
+    assert "repaired from the schema" in second and "s.country" in second
+    assert ctx.trace.notes("explore_step")[-1].get("confirmed") is True
+
+    ctx, _ = model(False)
+    run(ctx, "apex")
+    assert not ctx.trace.notes("explore_repair")
+    # the tree repair still runs after the trajectory, whatever repair_rounds says
+    assert ctx.trace.notes("tree_repair") and "refine" not in _steps(ctx)
+
+
+def test_confirmation_is_checked_against_the_data(music_db):
+    listing = "SELECT name FROM singer WHERE country = 'France'"
+
+    def scripted():
+        return ScriptedModel(default=_replier({"Every reply is exactly one of": [
+            f"[SQL]\n```sql\n{listing}\n```", "[CONFIRM]", "[CONFIRM]"]}))
+
+    model = scripted()
+    ctx = Context(question="How many singers are from France?", db=Database(str(music_db)),
+                  models={"default": model},
+                  options={"linker": "full", "paths": False, "samples": 1, "max_actions": 4})
+    run(ctx, "apex")
+    assert ctx.trace.notes("confirm_checks")[0]["findings"]
+    third = model.calls[2]["messages"][1]["content"]
+    assert "Checked against the data before confirming" in third
+    assert ctx.trace.notes("explore_step")[-1]["confirmed"] is True  # a second CONFIRM keeps the model's word
+
+    model = scripted()
+    ctx = Context(question="How many singers are from France?", db=Database(str(music_db)),
+                  models={"default": model},
+                  options={"linker": "full", "paths": False, "samples": 1, "max_actions": 4, "confirm_checks": False})
+    run(ctx, "apex")
+    assert not ctx.trace.notes("confirm_checks") and ctx.trace.notes("explore_step")[1]["confirmed"] is True
+
+
+def test_diverse_views_give_each_trajectory_another_schema_view(music_db):
+    model = ScriptedModel(default=f"[SQL]\n```sql\n{FRENCH}\n```")
+    ctx = Context(question="Which singers are from France?", db=Database(str(music_db)), models={"default": model},
+                  options={"linker": "full", "paths": False, "samples": 3, "max_actions": 1})
+    run(ctx, "apex")
+    samples = ctx.trace.notes("apex.sample")
+    assert [s["view"] for s in samples] == ["linked", "linked+rows", "whole"]
+    assert [s["temperature"] for s in samples] == [0.0, 0.0, 0.0]
+    prompts = [c["messages"][1]["content"] for c in model.calls]
+    assert prompts[0] != prompts[1]  # example rows in the second view
+
+    model = ScriptedModel(default=f"[SQL]\n```sql\n{FRENCH}\n```")
+    ctx = Context(question="Which singers are from France?", db=Database(str(music_db)), models={"default": model},
+                  options={"linker": "full", "paths": False, "samples": 3, "max_actions": 1, "diverse_views": False})
+    run(ctx, "apex")
+    samples = ctx.trace.notes("apex.sample")
+    assert [s["view"] for s in samples] == ["linked"] * 3 and [s["temperature"] for s in samples] == [0.0, 0.7, 0.7]

@@ -56,8 +56,8 @@ def test_full_linker_runs_every_stage_with_per_column_roles(school):
                           if "really fits the role" in c["messages"][-1]["content"]
                           and "CREATE TABLE student" in c["messages"][-1]["content"])
     assert "Column roles: country (filter), student_id (join)" in explore_prompt
-    synthesis_prompt = next(c["messages"][-1]["content"] for c in model.calls
-                            if "final choice of columns" in c["messages"][-1]["content"])
+    synthesis_prompt = next(c["messages"][0]["content"] for c in model.calls
+                            if "final choice of columns" in c["messages"][0]["content"])
     assert "title (TEXT) [return]" in synthesis_prompt
 
 

@@ -90,12 +90,17 @@ def test_guidance_and_paths_switches(music_db):
     run(ctx, "apex")
     assert "paths" not in _steps(ctx) and ctx.trace.notes("tips")[0]["ids"] == []
     assert "Tips:" not in model.calls[0]["messages"][1]["content"]
-    # the paper profile retrieves every matched tip
-    model = ScriptedModel(default=f"[SQL]\n```sql\n{FRENCH}\n```")
-    ctx = Context(question="Which singers are from France?", db=Database(str(music_db)), models={"default": model},
-                  options={"linker": "full", "budget": "paper", "samples": 1, "max_actions": 1, "paths": False})
-    run(ctx, "apex")
-    assert len(ctx.trace.notes("tips")[0]["ids"]) > 8
+    # the paper profile retrieves every matched tip, the small one eight
+    question = ("What is the average age and the total number of singers from France or with 'an' in their name, "
+                "for each country with more than 2 singers, ordered by the highest percentage of songs?")
+    counts = {}
+    for budget in ("small", "paper"):
+        model = ScriptedModel(default=f"[SQL]\n```sql\n{FRENCH}\n```")
+        ctx = Context(question=question, db=Database(str(music_db)), models={"default": model},
+                      options={"linker": "full", "budget": budget, "samples": 1, "max_actions": 1, "paths": False})
+        run(ctx, "apex")
+        counts[budget] = len(ctx.trace.notes("tips")[0]["ids"])
+    assert counts["small"] == 8 and counts["paper"] > 8
 
 
 def _two_results_model() -> ScriptedModel:
@@ -184,10 +189,10 @@ def test_diverse_views_give_each_trajectory_another_schema_view(music_db):
                   options={"linker": "full", "paths": False, "samples": 3, "max_actions": 1})
     run(ctx, "apex")
     samples = ctx.trace.notes("apex.sample")
-    assert [s["view"] for s in samples] == ["linked", "linked+rows", "whole"]
+    assert [s["view"] for s in samples] == ["linked", "compact", "whole"]
     assert [s["temperature"] for s in samples] == [0.0, 0.0, 0.0]
     prompts = [c["messages"][1]["content"] for c in model.calls]
-    assert prompts[0] != prompts[1]  # example rows in the second view
+    assert prompts[0] != prompts[1] and "CREATE TABLE" not in prompts[1]  # compact catalog lines
 
     model = ScriptedModel(default=f"[SQL]\n```sql\n{FRENCH}\n```")
     ctx = Context(question="Which singers are from France?", db=Database(str(music_db)), models={"default": model},

@@ -16,15 +16,15 @@ from pydantic import Field
 from sqlglot.errors import SqlglotError
 
 from groundsql.answer import Candidate
+from groundsql.budgets import BudgetOptions, budget_value, profile
 from groundsql.context import Context
 from groundsql.errors import ModelError
 from groundsql.generation.actions import Action, parse_action
+from groundsql.generation.confirmation import findings_hint, result_findings
 from groundsql.generation.diagnosis import diagnose
 from groundsql.generation.direct import evidence_block
-from groundsql.generation.confirmation import findings_hint, result_findings
 from groundsql.generation.refinement import execute_candidate
 from groundsql.generation.tree_repair import needs_repair, tree_repair
-from groundsql.budgets import BudgetOptions, budget_value, profile
 from groundsql.prompts import dialect_name, render
 
 log = logging.getLogger("groundsql")

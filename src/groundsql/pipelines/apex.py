@@ -34,7 +34,7 @@ log = logging.getLogger("groundsql")
 SAMPLE_TEMPERATURE = 0.7
 DEFAULT_REPAIR_ROUNDS = 2
 #: Schema views of `diverse_views`, taken in turn by the trajectories after the first.
-VIEWS = ("linked", "linked+rows", "whole")
+VIEWS = ("linked", "compact", "whole")
 
 
 class ApexOptions(SelectionOptions, ExploreOptions, LinkOptions, LinkerChoice, TreeRepairOptions):
@@ -52,7 +52,7 @@ class ApexOptions(SelectionOptions, ExploreOptions, LinkOptions, LinkerChoice, T
                                                                         "that ends in an error or an empty result "
                                                                         "(the tree repair runs regardless)")
     diverse_views: bool = Field(True, description="trajectories after the first see other schema views in turn "
-                                                  "(the linked schema with example rows, the whole schema) "
+                                                  "(the linked schema as compact catalog lines, the whole schema) "
                                                   "instead of resampling the same prompt (false: the paper's "
                                                   "resamples)")
     selection: Literal["auto", "vote", "reward"] = Field("auto", description="reward: a reward model (role "
@@ -138,8 +138,12 @@ def _view(options: ApexOptions, sample: int, subset: SchemaSubset) -> str:
 
 
 def _render_view(ctx: Context, subset: SchemaSubset, view: str) -> str:
-    if view == "linked+rows":
-        return render_subset(ctx, subset, sample_limit=3)
+    """`linked`: the linked schema as DDL with example rows; `compact`: the same tables as compact catalog lines
+    (types, value profiles, keys); `whole`: the whole schema as DDL."""
+    if view == "compact":
+        from groundsql.knowledge import render_text
+
+        return render_text(ctx, linked=subset.as_mapping() if subset.tables else None, style="compact")
     if view == "whole":
         return render_subset(ctx, None)
     return render_subset(ctx, subset)

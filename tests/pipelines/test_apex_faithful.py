@@ -200,3 +200,46 @@ def test_diverse_views_give_each_trajectory_another_schema_view(music_db):
     run(ctx, "apex")
     samples = ctx.trace.notes("apex.sample")
     assert [s["view"] for s in samples] == ["linked"] * 3 and [s["temperature"] for s in samples] == [0.0, 0.7, 0.7]
+
+
+IDLE_JOIN = "SELECT s.name FROM singer AS s JOIN song AS t ON s.singer_id = t.singer_id WHERE s.age > 30"
+
+
+@pytest.mark.parametrize("question, options, rewritten", [
+    ("What are the names of singers older than 30?", {}, True),
+    ("What are the names of singers older than 30?", {"check_rewrites": False}, False),
+    ("What are the names of singers older than 30 who have a song?", {}, False),  # the question names the table
+])
+def test_check_rewrites_drop_an_idle_join(music_db, question, options, rewritten):
+    model = ScriptedModel(default=f"[SQL]\n```sql\n{IDLE_JOIN}\n```")
+    ctx = Context(question=question, db=Database(str(music_db)), models={"default": model},
+                  options={"linker": "full", "paths": False, "samples": 1, "max_actions": 1, **options})
+    answer = run(ctx, "apex")
+    if rewritten:
+        assert "JOIN" not in answer.sql.upper() and sorted(answer.result.rows) == [("Bo",), ("Cy",), ("Joe",)]
+        assert ctx.trace.notes("apex.rewrite")[0]["check"] == "extra_join"
+        assert answer.stages["repaired"] == IDLE_JOIN and answer.stages["rewritten"] == answer.sql
+    else:
+        assert answer.sql == IDLE_JOIN and not ctx.trace.notes("apex.rewrite")
+
+
+def test_eval_record_carries_the_trajectories(music_db, tmp_path):
+    import json
+
+    from groundsql.evaluation import evaluate
+
+    root = tmp_path / "spider"
+    (root / "database" / "music").mkdir(parents=True)
+    import shutil
+    shutil.copy(music_db, root / "database" / "music" / "music.sqlite")
+    (root / "dev.json").write_text(json.dumps([{"db_id": "music", "question": "Which singers are from France?",
+                                                "query": FRENCH}]))
+    (root / "tables.json").write_text("[]")
+    model = ScriptedModel(default=f"[SQL]\n```sql\n{FRENCH}\n```")
+    summary = evaluate(root, preset="apex", model=model, out=tmp_path / "run",
+                       options={"budget": "paper", "samples": 1, "max_actions": 1, "linker": "full"})
+    assert summary["run"]["options"]["budget"] == "paper"
+    record = json.loads((tmp_path / "run" / "results.jsonl").read_text().splitlines()[0])
+    assert record["apex"]["profile"] == "paper" and record["apex"]["samples"][0]["sql"] == FRENCH
+    assert record["apex"]["samples"][0]["steps"][0]["action"] == "SQL"
+    assert record["apex"]["selection"] == "vote"

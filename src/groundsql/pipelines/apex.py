@@ -55,6 +55,10 @@ class ApexOptions(SelectionOptions, ExploreOptions, LinkOptions, LinkerChoice, T
                                                   "(the linked schema as compact catalog lines, the whole schema) "
                                                   "instead of resampling the same prompt (false: the paper's "
                                                   "resamples)")
+    check_rewrites: bool = Field(True, description="take an exact check's rewrite of a trajectory's query (e.g. "
+                                                   "without a join that adds nothing but drops or repeats rows) "
+                                                   "when it runs with rows (false: the paper's candidates as "
+                                                   "written)")
     selection: Literal["auto", "vote", "reward"] = Field("auto", description="reward: a reward model (role "
                                                                              "'reward', --model-for reward=SPEC) "
                                                                              "scores each result; vote: result "
@@ -77,7 +81,8 @@ def apex(ctx: Context, options: ApexOptions) -> Answer:
     ctx.trace.note("apex.budget", profile=options.budget, samples=samples, exploration=budget.to_dict(),
                    stages={"paths": options.paths, "tips": options.tips != 0, "exploration": options.exploration,
                            "explore_repair": options.explore_repair, "confirm_checks": options.confirm_checks,
-                           "diverse_views": options.diverse_views, "selection": options.selection})
+                           "diverse_views": options.diverse_views, "check_rewrites": options.check_rewrites,
+                           "selection": options.selection})
     subset = _link(ctx, options)
     plan = _plan(ctx)
     paths = RealizationPaths(text=plan)
@@ -106,6 +111,9 @@ def apex(ctx: Context, options: ApexOptions) -> Answer:
             candidates.append(candidate)
     explored = list(candidates)
     candidates = [_repaired(ctx, c, views["linked"], options.repair_rounds, experts) for c in candidates]
+    repaired = list(candidates)
+    if options.check_rewrites:
+        candidates = [_rewritten(ctx, c) for c in candidates]
     names = [e.name for e in experts]
     selection = _select(ctx, candidates, names, options, views["linked"])
     learn(ctx, candidates, experts=names, options=options)
@@ -113,7 +121,10 @@ def apex(ctx: Context, options: ApexOptions) -> Answer:
                           linked_schema=subset.as_mapping() if subset.tables else None,
                           alternatives=[g.representative.sql for g in selection.vote.groups], options=options)
     if candidates:  # one greedy trajectory, then repaired, versus the selection over all of them
-        answer.stages = {"exploration": explored[0].sql, "repaired": candidates[0].sql, "vote": answer.sql}
+        answer.stages = {"exploration": explored[0].sql, "repaired": repaired[0].sql}
+        if options.check_rewrites:
+            answer.stages["rewritten"] = candidates[0].sql
+        answer.stages["vote"] = answer.sql
     return answer
 
 
@@ -173,6 +184,26 @@ def _repaired(ctx: Context, candidate: Candidate, schema_text: str, rounds: int,
     return fixed
 
 
+def _rewritten(ctx: Context, candidate: Candidate) -> Candidate:
+    """The candidate after an exact check's rewrite (`check_rewrites`), when the rewrite runs with rows; the same
+    candidate otherwise. Noted on the trace as `apex.rewrite`."""
+    from groundsql.generation.confirmation import check_rewrite
+
+    if not candidate.ok:
+        return candidate
+    proposal = check_rewrite(ctx, candidate)
+    if proposal is None:
+        return candidate
+    sql, finding = proposal
+    rewritten = execute_candidate(ctx, sql, source=candidate.source, role=candidate.expert or "generator")
+    taken = rewritten.ok and rewritten.result.row_count > 0
+    ctx.trace.note("apex.rewrite", check=finding.check, before=candidate.sql, after=sql, taken=taken)
+    if not taken:
+        return candidate
+    rewritten.expert, rewritten.model, rewritten.strategy = candidate.expert, candidate.model, candidate.strategy
+    return rewritten
+
+
 def _select(ctx: Context, candidates: list[Candidate], names: list[str], options: ApexOptions,
             schema_text: str) -> Selection:
     """Reward-model selection when asked for (or, with `selection=auto`, when a reward model is given); else the
@@ -223,3 +254,32 @@ def _names(ctx: Context, subset: SchemaSubset) -> list[str]:
 def _log_step(event: str, data: dict) -> None:
     detail = data.get("sql") or data.get("plan") or "; ".join(q["sql"] for q in data.get("queries", [])) or ""
     log.info("explore %s · [%s] %s", data.get("sample"), data.get("action"), " ".join(str(detail).split())[:160])
+
+
+def apex_record(trace) -> dict:
+    """What one `apex` answer did, for an evaluation record (read question by question, and counted per switch):
+    the budget and switches, the linking stages, every trajectory's actions, repairs, rewrites and selection."""
+    budget = (trace.notes("apex.budget") or [{}])[0]
+    steps: dict[int, list[dict]] = {}
+    for note in trace.notes("explore_step"):
+        entry = {k: note[k] for k in ("action", "sql", "ok", "confirmed", "findings", "repaired", "plan")
+                 if k in note}
+        if note.get("queries"):
+            entry["queries"] = [q["sql"] for q in note["queries"]]
+        steps.setdefault(note.get("sample", 0), []).append(entry)
+    done = {n.get("sample"): n for n in trace.notes("explore_done")}
+    samples = []
+    for note in trace.notes("apex.sample"):
+        finished = done.get(note["sample"], {})
+        samples.append({"view": note["view"], "sql": note["sql"], "ok": note["ok"],
+                        "actions": finished.get("actions"), "confirmed": finished.get("confirmed"),
+                        "invalid": finished.get("invalid"), "steps": steps.get(note["sample"], [])})
+    link = (trace.notes("link.apex") or [{}])[0]
+    selection = (trace.notes("selection") or [{}])[0]
+    return {"profile": budget.get("profile"), "switches": budget.get("stages"),
+            "link_stages": link.get("stages"), "plan": ((trace.notes("plan") or [{}])[0]).get("plan"),
+            "samples": samples, "explore_repairs": len(trace.notes("explore_repair")),
+            "confirm_findings": [f for n in trace.notes("confirm_checks") for f in n.get("findings", [])],
+            "rewrites": [{"check": n["check"], "taken": n["taken"], "after": n["after"]}
+                         for n in trace.notes("apex.rewrite")],
+            "selection": selection.get("method"), "selection_reason": selection.get("reason")}

@@ -243,3 +243,28 @@ def test_eval_record_carries_the_trajectories(music_db, tmp_path):
     assert record["apex"]["profile"] == "paper" and record["apex"]["samples"][0]["sql"] == FRENCH
     assert record["apex"]["samples"][0]["steps"][0]["action"] == "SQL"
     assert record["apex"]["selection"] == "vote"
+
+
+def test_link_only_stage_scores_the_apex_linker(music_db, tmp_path):
+    import json
+    import shutil
+
+    from groundsql.evaluation import evaluate
+    from groundsql.evaluation.report import run_label
+
+    root = tmp_path / "spider"
+    (root / "database" / "music").mkdir(parents=True)
+    shutil.copy(music_db, root / "database" / "music" / "music.sqlite")
+    (root / "dev.json").write_text(json.dumps([{"db_id": "music", "question": "Which singers are from France?",
+                                                "query": FRENCH}]))
+    (root / "tables.json").write_text("[]")
+    model = ScriptedModel(default='{"relevant_tables": ["singer"], "irrelevant_tables": ["song"], "tables": '
+                                  '[{"table": "singer", "role": "target"}], "relevant": true}')
+    summary = evaluate(root, preset="apex", model=model, out=tmp_path / "run", stage="link", linker="apex",
+                       options={"planning": False})
+    assert summary["run"]["stage"] == "link" and summary["run"]["linker"] == "apex"
+    assert summary["linking"]["table"]["srr"] == 100.0
+    steps = [c["messages"][-1]["content"] for c in model.calls]
+    assert steps and not any("abstract steps" in s for s in steps)  # planning=false reached the linker
+    config = json.loads((tmp_path / "run" / "run.json").read_text())
+    assert run_label(config).startswith("link:apex") and "planning=False" in run_label(config)

@@ -183,7 +183,8 @@ def make_large_schema_command(out, spider, train, name):
 
 def _print_summary(summary: dict) -> None:
     run = summary.get("run", {})
-    click.echo(f"{run.get('preset') or run.get('stage', '')} · {run.get('model') or ''}".strip(" ·"))
+    name = f"link:{run.get('linker') or 'full'}" if run.get("stage") == "link" else run.get("preset") or run.get("stage", "")
+    click.echo(f"{name} · {run.get('model') or ''}".strip(" ·"))
     if run.get("options"):
         click.echo("options: " + " ".join(f"{k}={v}" for k, v in sorted(run["options"].items())))
     if summary["ex"] is not None:

@@ -27,13 +27,13 @@ def run_label(config: dict[str, Any], fallback: str = "run") -> str:
     if config.get("stage") == "score":
         return f"predictions:{Path(str(config.get('predictions'))).name}"
     parts = [config.get("preset"), config.get("model")]
+    if config.get("stage") == "link":  # a linking-only run answers nothing: the linker names it
+        parts = [f"link:{config.get('linker') or 'full'}", config.get("model")]
     label = " · ".join(str(p) for p in parts if p)
     for role, spec in (config.get("models") or {}).items():
         label += f" · {role}={spec}"
     if (config.get("samples") or 1) > 1:
         label += f" · k={config['samples']}"
-    if config.get("stage") == "link" and config.get("linker"):
-        label += f" · link {config['linker']}"
     for name, value in sorted((config.get("options") or {}).items()):  # e.g. budget=paper, planning=False
         if name in LABEL_OPTIONS:
             label += f" · {name}={value}"

@@ -268,3 +268,25 @@ def test_link_only_stage_scores_the_apex_linker(music_db, tmp_path):
     assert steps and not any("abstract steps" in s for s in steps)  # planning=false reached the linker
     config = json.loads((tmp_path / "run" / "run.json").read_text())
     assert run_label(config).startswith("link:apex") and "planning=False" in run_label(config)
+
+
+def test_vote_checks_keep_flagged_results_out_of_the_vote(music_db):
+    count = "SELECT count(*) FROM singer WHERE country = 'France'"
+
+    def scripted():
+        answers = [FRENCH, FRENCH, count]  # two trajectories list the singers, one counts them
+        return ScriptedModel(default=lambda m: f"[SQL]\n```sql\n{answers.pop(0) if answers else count}\n```")
+
+    options = {"linker": "full", "paths": False, "samples": 3, "max_actions": 1, "judge": False,
+               "diverse_views": False}
+    ctx = Context(question="How many singers are from France?", db=Database(str(music_db)),
+                  models={"default": scripted()}, options=options)
+    answer = run(ctx, "apex")
+    assert answer.sql == count and answer.result.rows == [(2,)]
+    note = ctx.trace.notes("apex.vote_checks")[0]
+    assert "shape" in note["flagged"][FRENCH] and note["voting"] == 1
+    assert len(answer.candidates) == 3  # the flagged ones stay on the answer
+
+    ctx = Context(question="How many singers are from France?", db=Database(str(music_db)),
+                  models={"default": scripted()}, options={**options, "vote_checks": False})
+    assert run(ctx, "apex").sql == FRENCH  # the majority, as in the paper

@@ -109,7 +109,7 @@ def test_apex_explores_and_votes(music_db):
     assert sorted(answer.result.rows) == [("Ann",), ("Joe",)]
     assert len(answer.candidates) == 2 and answer.confidence == 1.0
     assert seen == ["EXPLORE", "SQL", "CONFIRM", "SQL", "CONFIRM"]
-    assert answer.stages == {"exploration": FRENCH, "repaired": FRENCH, "vote": answer.sql}
+    assert answer.stages == {"exploration": FRENCH, "repaired": FRENCH, "rewritten": FRENCH, "vote": answer.sql}
     tips = ctx.trace.notes("tips")[0]["ids"]
     assert tips[:4] == ["OC01", "SG01", "SY01", "PF01"] and "SM03" in tips
     prompt = next(c for c in model.calls if "Every reply is exactly one of" in c["messages"][0]["content"])["messages"][1]["content"]
@@ -204,7 +204,7 @@ def test_apex_repairs_a_trajectory_that_ends_in_an_error(music_db):
                   options={"linker": "full", "max_actions": 1,  # one action: each trajectory ends in the error
                            "tree_repair": False})  # the model's repair is tested here (tree repair would fix it)
     answer = run(ctx, "apex")
-    assert answer.stages == {"exploration": broken, "repaired": FRENCH, "vote": FRENCH}
+    assert answer.stages == {"exploration": broken, "repaired": FRENCH, "rewritten": FRENCH, "vote": FRENCH}
     assert all(c.ok for c in answer.candidates) and answer.confidence == 1.0
     prompts = ["\n".join(m["content"] for m in call["messages"]) for call in model.calls]
     repair = next(text for text in prompts if "This query was written for the question" in text)

@@ -59,6 +59,9 @@ class ApexOptions(SelectionOptions, ExploreOptions, LinkOptions, LinkerChoice, T
                                                    "without a join that adds nothing but drops or repeats rows) "
                                                    "when it runs with rows (false: the paper's candidates as "
                                                    "written)")
+    vote_checks: bool = Field(True, description="candidates whose result the exact checks flag (sanity, idle join, "
+                                                "question shape) do not vote while a working candidate without "
+                                                "findings exists (false: every candidate votes, as in the paper)")
     selection: Literal["auto", "vote", "reward"] = Field("auto", description="reward: a reward model (role "
                                                                              "'reward', --model-for reward=SPEC) "
                                                                              "scores each result; vote: result "
@@ -82,6 +85,7 @@ def apex(ctx: Context, options: ApexOptions) -> Answer:
                    stages={"paths": options.paths, "tips": options.tips != 0, "exploration": options.exploration,
                            "explore_repair": options.explore_repair, "confirm_checks": options.confirm_checks,
                            "diverse_views": options.diverse_views, "check_rewrites": options.check_rewrites,
+                           "vote_checks": options.vote_checks,
                            "selection": options.selection})
     subset = _link(ctx, options)
     plan = _plan(ctx)
@@ -204,11 +208,28 @@ def _rewritten(ctx: Context, candidate: Candidate) -> Candidate:
     return rewritten
 
 
+def _checked(ctx: Context, candidates: list[Candidate]) -> list[Candidate]:
+    """The candidates that vote under `vote_checks`: the working ones the exact checks find nothing wrong with,
+    when there is at least one (else all). Noted on the trace as `apex.vote_checks`."""
+    from groundsql.generation.confirmation import result_findings
+
+    findings: dict[str, list[str]] = {}
+    for candidate in candidates:
+        if candidate.ok and candidate.sql not in findings:
+            findings[candidate.sql] = [f.check for f in result_findings(ctx, candidate)]
+    clean = [c for c in candidates if c.ok and not findings.get(c.sql)]
+    flagged = {sql: checks for sql, checks in findings.items() if checks}
+    ctx.trace.note("apex.vote_checks", flagged=flagged, voting=len(clean) if clean and flagged else len(candidates))
+    return clean if clean and flagged else candidates
+
+
 def _select(ctx: Context, candidates: list[Candidate], names: list[str], options: ApexOptions,
             schema_text: str) -> Selection:
     """Reward-model selection when asked for (or, with `selection=auto`, when a reward model is given); else the
     result vote with the judge on ties (the paper's Spider 2.0 procedure). The choice is noted on the trace."""
     method = options.vote or ("wma" if len(names) > 1 else "majority")
+    if options.vote_checks:
+        candidates = _checked(ctx, candidates)
     use_reward = options.selection == "reward" or (options.selection == "auto" and has_reward_model(ctx))
     voted = select(ctx, candidates, method=method, experts=names,
                    options=options.model_copy(update={"judge": False}) if use_reward else options)

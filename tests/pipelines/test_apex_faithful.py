@@ -290,3 +290,22 @@ def test_vote_checks_keep_flagged_results_out_of_the_vote(music_db):
     ctx = Context(question="How many singers are from France?", db=Database(str(music_db)),
                   models={"default": scripted()}, options={**options, "vote_checks": False})
     assert run(ctx, "apex").sql == FRENCH  # the majority, as in the paper
+
+
+def test_check_rewrites_drop_two_idle_joins_one_through_the_other(music_db):
+    import sqlite3
+
+    conn = sqlite3.connect(music_db)
+    conn.executescript("CREATE TABLE award (award_id INTEGER PRIMARY KEY, song_id INTEGER REFERENCES song(song_id));"
+                       "INSERT INTO award VALUES (1, 1), (2, 3);")
+    conn.commit()
+    conn.close()
+    chained = ("SELECT DISTINCT s.name, s.age FROM singer AS s JOIN song AS t ON s.singer_id = t.singer_id "
+               "JOIN award AS a ON t.song_id = a.song_id")
+    model = ScriptedModel(default=f"[SQL]\n```sql\n{chained}\n```")
+    ctx = Context(question="What is the name and age of every singer?", db=Database(str(music_db)),
+                  models={"default": model},
+                  options={"linker": "full", "paths": False, "samples": 1, "max_actions": 1})
+    answer = run(ctx, "apex")
+    assert "JOIN" not in answer.sql.upper() and len(answer.result.rows) == 4
+    assert [n["taken"] for n in ctx.trace.notes("apex.rewrite")] == [True, True]

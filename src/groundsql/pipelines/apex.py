@@ -188,24 +188,28 @@ def _repaired(ctx: Context, candidate: Candidate, schema_text: str, rounds: int,
     return fixed
 
 
-def _rewritten(ctx: Context, candidate: Candidate) -> Candidate:
-    """The candidate after an exact check's rewrite (`check_rewrites`), when the rewrite runs with rows; the same
-    candidate otherwise. Noted on the trace as `apex.rewrite`."""
+def _rewritten(ctx: Context, candidate: Candidate, passes: int = 3) -> Candidate:
+    """The candidate after the exact checks' rewrites (`check_rewrites`), each taken when it runs with rows and
+    checked again (a query may join two idle tables, one through the other); the same candidate when no rewrite
+    is taken. Noted on the trace as `apex.rewrite`."""
     from groundsql.generation.confirmation import check_rewrite
 
-    if not candidate.ok:
-        return candidate
-    proposal = check_rewrite(ctx, candidate)
-    if proposal is None:
-        return candidate
-    sql, finding = proposal
-    rewritten = execute_candidate(ctx, sql, source=candidate.source, role=candidate.expert or "generator")
-    taken = rewritten.ok and rewritten.result.row_count > 0
-    ctx.trace.note("apex.rewrite", check=finding.check, before=candidate.sql, after=sql, taken=taken)
-    if not taken:
-        return candidate
-    rewritten.expert, rewritten.model, rewritten.strategy = candidate.expert, candidate.model, candidate.strategy
-    return rewritten
+    current = candidate
+    for _ in range(passes):
+        if not current.ok:
+            break
+        proposal = check_rewrite(ctx, current)
+        if proposal is None:
+            break
+        sql, finding = proposal
+        rewritten = execute_candidate(ctx, sql, source=candidate.source, role=candidate.expert or "generator")
+        taken = rewritten.ok and rewritten.result.row_count > 0
+        ctx.trace.note("apex.rewrite", check=finding.check, before=current.sql, after=sql, taken=taken)
+        if not taken:
+            break
+        rewritten.expert, rewritten.model, rewritten.strategy = candidate.expert, candidate.model, candidate.strategy
+        current = rewritten
+    return current
 
 
 def _checked(ctx: Context, candidates: list[Candidate]) -> list[Candidate]:

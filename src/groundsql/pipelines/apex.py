@@ -7,6 +7,7 @@ default, or `budget=paper`); see docs/generation.md for each deviation from the 
 from __future__ import annotations
 
 import logging
+from dataclasses import replace
 from typing import Literal
 
 from pydantic import Field
@@ -202,13 +203,12 @@ def _rewritten(ctx: Context, candidate: Candidate, passes: int = 3) -> Candidate
         if proposal is None:
             break
         sql, finding = proposal
-        rewritten = execute_candidate(ctx, sql, source=candidate.source, role=candidate.expert or "generator")
-        taken = rewritten.ok and rewritten.result.row_count > 0
+        result, error = ctx.try_query(sql, step="apex.rewrite:execute")
+        taken = result is not None and error is None and result.row_count > 0
         ctx.trace.note("apex.rewrite", check=finding.check, before=current.sql, after=sql, taken=taken)
         if not taken:
             break
-        rewritten.expert, rewritten.model, rewritten.strategy = candidate.expert, candidate.model, candidate.strategy
-        current = rewritten
+        current = replace(candidate, sql=sql, result=result, error=None)
     return current
 
 

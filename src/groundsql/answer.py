@@ -54,6 +54,9 @@ class Answer:
     # Where `result` came from: "sql" (running `sql` gives it) or "python" (computed by the Python stage from
     # the views; `sql` is then only the script of those views). Evaluation scores a "python" result as a table.
     result_source: str = "sql"
+    # True when the run stopped early (a model deadline, a cancellation, the ask time limit) and this is the best
+    # answer announced before it stopped (`Context.provisional`); `notes` says why.
+    partial: bool = False
 
     def to_dict(self, *, include_trace: bool = False) -> dict[str, Any]:
         """The JSON shape `groundsql ask --json` prints."""
@@ -90,6 +93,8 @@ class Answer:
             data["python_code"] = self.python_code
         if self.result_source != "sql":
             data["result_source"] = self.result_source
+        if self.partial:
+            data["partial"] = True
         if include_trace:
             data["trace"] = self.trace.to_list()
         return data

@@ -43,13 +43,17 @@ from groundsql.options import Options, known_options, parse_options
 from groundsql.trace import ModelCall, QueryRun, Trace
 
 if TYPE_CHECKING:
+    from groundsql.answer import Candidate
     from groundsql.catalog.joins import JoinGraph
     from groundsql.catalog.values import ValueIndex, ValueMatch
 
 OptionsT = TypeVar("OptionsT", bound=Options)
 
-#: Receives (event, data) after each step of a stage that reports progress.
+#: Receives (event, data) after each step of a stage that reports progress, and ("provisional", data) when a
+#: preset has an answer that later steps may still replace.
 StepListener = Callable[[str, dict], None]
+#: Rows of a provisional answer passed to the listener (the rest arrive with the final answer).
+PROVISIONAL_ROWS = 50
 
 
 @dataclass
@@ -66,6 +70,7 @@ class RunCache:
     grounded: bool = False  # `knowledge.prepare` has resolved the catalog and the knowledge folder
     prompt_contexts: dict[tuple, Any] = field(default_factory=dict)  # `knowledge.PromptContext` by render arguments
     knowledge_retriever: Any = None  # the `knowledge.KnowledgeRetriever` of `Context.knowledge`
+    provisional: Any = None  # the latest `Candidate` announced with `Context.provisional` (best so far)
 
 
 @dataclass
@@ -138,6 +143,19 @@ class Context:
             raise
         self.trace.add(QueryRun(sql=sql, step=step, ok=True, elapsed_s=result.elapsed_s, row_count=result.row_count))
         return result
+
+    def provisional(self, candidate: Candidate, *, stage: str) -> None:
+        """Announce an answer that later steps may replace: noted on the trace (the best answer so far when a run
+        is cut off) and passed to `on_step` as ("provisional", {stage, sql, columns, rows, row_count, error})."""
+        result = candidate.result
+        data: dict[str, Any] = {"stage": stage, "sql": candidate.sql, "error": candidate.error,
+                                "columns": list(result.columns) if result is not None else [],
+                                "row_count": result.row_count if result is not None else 0}
+        self.trace.note("provisional", **data)
+        self.cache.provisional = candidate
+        if self.on_step is not None:
+            rows = [list(row) for row in result.rows[:PROVISIONAL_ROWS]] if result is not None else []
+            self.on_step("provisional", data | {"rows": rows})
 
     def try_query(self, sql: str, *, step: str, max_rows: int | None = None) -> tuple[Result | None, str | None]:
         """Like `query`, but returns (result, None) or (None, error message)."""

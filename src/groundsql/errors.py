@@ -50,6 +50,11 @@ class ModelTimeout(ModelError):
     """A model call passed its total deadline (retries and slow replies included) and was abandoned."""
 
 
+class RunInterrupted(GroundsqlError):
+    """A run was stopped before it finished: cancelled by its caller or past its time limit. A preset that had
+    announced an answer returns that answer (marked partial) instead of raising this."""
+
+
 class ViewError(GroundsqlError):
     """A view definition of the analysis DSL names something unknown or says something a view may not.
 

@@ -63,7 +63,8 @@ class Usage:
         return self.prompt_tokens - self.cached_prompt_tokens
 
     def to_dict(self) -> dict[str, int]:
-        return asdict(self)
+        """The counts, with `evaluated_prompt_tokens` (sent minus prefix-cached) beside them."""
+        return asdict(self) | {"evaluated_prompt_tokens": self.evaluated_prompt_tokens}
 
 
 class Trace:

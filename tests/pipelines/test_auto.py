@@ -9,7 +9,6 @@ import pytest
 
 from groundsql.api import ask
 from groundsql.models import ScriptedModel
-from groundsql.pipelines.auto import cheap_confidence
 
 COUNT_FRANCE = "```sql\nSELECT count(*) FROM singer WHERE country = 'France'\n```"
 COUNT_ALL = "```sql\nSELECT count(*) FROM singer\n```"
@@ -20,25 +19,42 @@ def auto_notes(answer) -> list[dict]:
 
 
 @pytest.mark.integration
-def test_agreeing_cheap_candidates_answer_without_escalation(music_db: Path) -> None:
+def test_agreeing_framings_answer_with_two_calls(music_db: Path) -> None:
     model = ScriptedModel([COUNT_FRANCE, COUNT_FRANCE])
     answer = ask("How many singers are from France?", str(music_db), model=model, preset="auto")
-    assert answer.result.rows == [(2,)] and answer.confidence == pytest.approx(0.9)
-    assert len(model.calls) == 2 and model.calls[1]["temperature"] > 0  # the second is a sample
+    assert answer.result.rows == [(2,)] and answer.confidence >= 0.8
+    assert len(model.calls) == 2 and model.calls[1]["temperature"] == 0.0  # a second framing, not a sample
+    shaped = model.calls[1]["messages"][-1]["content"]
+    assert "What the answer should look like: one row holding the count" in shaped
+    first = model.calls[0]["messages"][-1]["content"]
+    prefix = first[:first.index("Question:")]
+    assert shaped.startswith(prefix)  # the prompt prefix is shared: the prefix cache serves it
     assert [n["stage"] for n in auto_notes(answer)] == ["cheap"]
-    assert answer.stages == {"cheap": answer.sql, "final": answer.sql}
+    assert answer.stages == {"direct": answer.sql, "shaped": answer.sql, "final": answer.sql}
+    provisional = answer.trace.notes("provisional")
+    assert provisional and provisional[0]["stage"] == "direct" and provisional[0]["row_count"] == 1
 
 
 @pytest.mark.integration
-def test_disagreement_escalates_to_ssev_and_cheap_candidates_vote(music_db: Path) -> None:
+def test_disagreement_adds_diverse_candidates_until_two_framings_agree(music_db: Path) -> None:
+    model = ScriptedModel([COUNT_FRANCE, COUNT_ALL], default=COUNT_FRANCE)
+    answer = ask("How many singers are from France?", str(music_db), model=model, preset="auto")
+    stages = [n["stage"] for n in auto_notes(answer)]
+    assert stages[:2] == ["cheap", "escalate"] and "escalate:postsql" in stages
+    assert answer.result.rows == [(2,)]
+    assert len(model.calls) == 3  # the PostSQL candidate agreed with the first: no more calls
+    assert {c.source for c in answer.candidates} == {"direct", "shaped", "postsql"}
+    assert "escalated" in answer.stages
+
+
+@pytest.mark.integration
+def test_the_earlier_ssev_escalation_stays_a_switch(music_db: Path) -> None:
     model = ScriptedModel([COUNT_FRANCE, COUNT_ALL], default=COUNT_FRANCE)
     answer = ask("How many singers are from France?", str(music_db), model=model, preset="auto",
-                 options={"vote": "majority"})
-    stages = [n["stage"] for n in auto_notes(answer)]
-    assert stages[:2] == ["cheap", "escalate"]
+                 options={"escalation": "ssev", "vote": "majority"})
+    assert [n["stage"] for n in auto_notes(answer)][:2] == ["cheap", "escalate"]
+    assert answer.trace.notes("auto")[1]["to"] == "ssev" and len(model.calls) > 3
     assert answer.result.rows == [(2,)]
-    assert "escalated" in answer.stages and len(model.calls) > 3
-    assert any(c.source == "cheap-sample" for c in answer.candidates)
 
 
 @pytest.mark.integration
@@ -53,14 +69,38 @@ def test_escalation_respects_the_call_budget_and_flags_low_confidence(music_db: 
 
 
 @pytest.mark.integration
-def test_a_sanity_finding_earns_a_targeted_repair(music_db: Path) -> None:
-    wrong = "```sql\nSELECT count(*) FROM singer WHERE country = 'france'\n```"
-    model = ScriptedModel([wrong, COUNT_FRANCE, COUNT_FRANCE])
-    answer = ask("How many singers are from France?", str(music_db), model=model, preset="auto",
+def test_a_list_for_how_many_is_counted_by_the_exact_shape_repair(music_db: Path) -> None:
+    listing = "```sql\nSELECT name FROM singer WHERE country = 'France'\n```"
+    model = ScriptedModel([listing, COUNT_FRANCE])
+    answer = ask("How many singers are from France?", str(music_db), model=model, preset="auto")
+    assert answer.result.rows == [(2,)] and len(model.calls) == 2
+    chosen = next(c for c in answer.candidates if c.source == "direct")
+    assert chosen.repairs[-1]["rule"] == "shape:count_asked"
+    assert answer.trace.notes("shape-repair")[0]["check"] == "count_asked"
+
+
+@pytest.mark.integration
+def test_a_finding_on_both_candidates_earns_a_repair_told_the_finding(music_db: Path) -> None:
+    star = "```sql\nSELECT * FROM singer WHERE country = 'France'\n```"
+    names = "```sql\nSELECT name FROM singer WHERE country = 'France'\n```"
+    model = ScriptedModel([star, star, star, names], default=names)
+    answer = ask("What are the names of singers from France?", str(music_db), model=model, preset="auto",
                  options={"refine_rounds": 0})
-    repair_prompt = model.calls[1]["messages"][-1]["content"]
-    assert "'France'" in repair_prompt and "stored spelling" in repair_prompt
-    assert answer.result.rows == [(2,)] and answer.warnings == []
+    repair = next(c for c in model.calls if "Exact checks of the query" in c["messages"][-1]["content"])
+    assert "instead of *" in repair["messages"][-1]["content"]
+    assert answer.sql.lower().startswith("select name") and answer.warnings == []
+
+
+@pytest.mark.integration
+def test_every_preset_answer_carries_findings_and_a_confidence(music_db: Path) -> None:
+    star = "```sql\nSELECT * FROM singer WHERE country = 'France'\n```"
+    answer = ask("What are the names of singers from France?", str(music_db), model=ScriptedModel([star]),
+                 preset="baseline")
+    assert any("SELECT *" in w for w in answer.warnings)
+    assert answer.confidence is not None and answer.confidence < 0.5
+    clean = ask("How many singers are from France?", str(music_db), model=ScriptedModel([COUNT_FRANCE]),
+                preset="baseline")
+    assert clean.warnings == [] and clean.confidence >= 0.5
 
 
 @pytest.mark.unit
@@ -74,17 +114,15 @@ def test_unknown_auto_option_is_refused(music_db: Path) -> None:
 
 
 @pytest.mark.unit
-def test_cheap_confidence_signals() -> None:
-    from groundsql.answer import Candidate
-    from groundsql.db import Result
+def test_confidence_from_signals() -> None:
+    from groundsql.selection.calibration import Signals, confidence
 
-    ran = Candidate(sql="q", result=Result(columns=["n"], rows=[(1,)]))
-    same = Candidate(sql="q2", result=Result(columns=["m"], rows=[(1,)]))
-    other = Candidate(sql="q3", result=Result(columns=["n"], rows=[(2,)]))
-    failed = Candidate(sql="q4", error="no such column")
-    assert cheap_confidence(ran, [same], [])[0] == pytest.approx(0.9)
-    assert cheap_confidence(ran, [other], [])[0] == pytest.approx(0.5)
-    assert cheap_confidence(failed, [], [])[0] == 0.0
+    agreed = confidence(Signals(ran=True, rows=True, agree=True))
+    disagreed = confidence(Signals(ran=True, rows=True, agree=False))
+    flagged = confidence(Signals(ran=True, rows=True, agree=True, findings=1))
+    assert agreed >= 0.8 > disagreed and flagged < agreed
+    assert confidence(Signals(ran=False, rows=False)) == 0.0
+    assert confidence(Signals(ran=True, rows=False, agree=True)) < 0.5
 
 
 @pytest.mark.e2e
@@ -119,3 +157,16 @@ def test_cli_model_for_is_parsed_and_refuses_a_malformed_pair(music_db: Path) ->
 
     result = CliRunner().invoke(cli, ["ask", "How many?", "--db", str(music_db), "--model-for", "judge"])
     assert result.exit_code != 0 and "ROLE=SPEC" in result.output
+
+
+@pytest.mark.integration
+def test_a_model_failure_after_the_first_answer_returns_it_marked_partial(music_db: Path) -> None:
+    seen: list[tuple[str, dict]] = []
+    model = ScriptedModel([COUNT_FRANCE])  # the second call finds no reply: a model error
+    answer = ask("How many singers are from France?", str(music_db), model=model, preset="auto",
+                 on_step=lambda event, data: seen.append((event, data)))
+    assert answer.partial and answer.result.rows == [(2,)] and answer.to_dict()["partial"] is True
+    assert any("best answer so far" in n for n in answer.notes)
+    assert seen[0][0] == "provisional" and seen[0][1]["rows"] == [[2]]
+    with pytest.raises(Exception, match="no scripted reply"):
+        ask("How many singers are from France?", str(music_db), model=ScriptedModel([]), preset="auto")

@@ -116,7 +116,8 @@ def ask(question, question_file, db_url, model_spec, preset, evidence, samples, 
 
         catalog = catalog_with_progress(db, quiet=as_json)
     answer = ask_question(question, db, model=model, preset=preset, evidence=evidence, samples=samples,
-                          options=options, catalog=catalog, models=roles, knowledge=knowledge_dir)
+                          options=options, catalog=catalog, models=roles, knowledge=knowledge_dir,
+                          on_step=None if as_json else _show_provisional)
     if record:
         from groundsql.runs import RunStore
 
@@ -161,6 +162,16 @@ def ask(question, question_file, db_url, model_spec, preset, evidence, samples, 
     )
     if answer.error:
         raise SystemExit(1)
+
+
+def _show_provisional(event: str, data: dict) -> None:
+    """A first answer on stderr as soon as the preset has one (it may still be replaced)."""
+    if event != "provisional":
+        return
+    sql = " ".join((data.get("sql") or "").split())
+    sql = sql if len(sql) <= 100 else sql[:99] + "…"
+    outcome = f"failed: {data['error']}" if data.get("error") else f"{data.get('row_count', 0)} row(s)"
+    click.echo(f"first answer ({outcome}): {sql} — still checking…", err=True)
 
 
 def _read_question(question: str | None, question_file) -> str:

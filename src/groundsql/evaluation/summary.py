@@ -10,7 +10,8 @@ from groundsql.evaluation.hardness import LEVELS
 from groundsql.evaluation.scoring import FAILURES
 
 BIRD_LEVELS = ("simple", "moderate", "challenging")
-USAGE_KEYS = ("prompt_tokens", "completion_tokens", "llm_calls", "db_queries", "cached_prompt_tokens")
+USAGE_KEYS = ("prompt_tokens", "completion_tokens", "llm_calls", "db_queries", "cached_prompt_tokens",
+              "evaluated_prompt_tokens")
 LINK_METRICS = ("srr", "nsr", "nsp", "nsf")
 
 
@@ -27,6 +28,14 @@ def percentile(values: Sequence[float], q: float) -> float:
 
 def _pct(numerator: float, denominator: int) -> float:
     return round(100.0 * numerator / denominator, 2) if denominator else 0.0
+
+
+def usage_value(record: dict[str, Any], key: str) -> int:
+    """One usage count of a record; evaluated prompt tokens are derived for records written before they were kept."""
+    usage = record.get("usage") or {}
+    if key == "evaluated_prompt_tokens" and key not in usage:
+        return int(usage.get("prompt_tokens", 0)) - int(usage.get("cached_prompt_tokens", 0))
+    return int(usage.get(key, 0))
 
 
 def summarize(records: list[dict[str, Any]], config: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -98,7 +107,7 @@ def summarize(records: list[dict[str, Any]], config: dict[str, Any] | None = Non
     summary["failures"] = {f: failures.get(f, 0) for f in FAILURES if failures.get(f)}
     summary["pipeline_errors"] = sum(1 for r in records if r.get("pipeline_error"))
 
-    totals = {k: sum(int((r.get("usage") or {}).get(k, 0)) for r in records) for k in USAGE_KEYS}
+    totals = {k: sum(usage_value(r, k) for r in records) for k in USAGE_KEYS}
     summary["usage"] = {"total": totals,
                         "per_question": {k: round(v / n, 2) if n else 0.0 for k, v in totals.items()}}
 

@@ -1,100 +1,148 @@
-"""`auto`: cheap first, escalate only when unsure, abstain when still unsure.
+"""`auto`: two cheap, different candidates; more only where they disagree or an exact check objects.
 
-1. One cheap pass: the `refine` path (generate, execute, repair on an error or an empty result).
-2. Sanity checks on the result it returns; a finding earns one targeted repair round.
-3. A confidence from concrete signals: the query ran, returned rows, passed the sanity checks, and a second cheap
-   candidate (one sampled reply to the same prompt, so the model's prompt cache makes it cheap) agrees.
-4. Below `escalate_below`, and within the budget: the `ssev` path (more candidates, linking, vote, validation);
-   the cheap candidates join its vote.
-5. Below `abstain_below` at the end: the answer is flagged low confidence, or with `clarify` a clarifying
-   question comes back instead of a guess.
+1. **Direct**: the baseline prompt → execute → the exact tree repair (and a model repair on an error or an empty
+   result) → the exact shape repair (`generation.shape_repair`). The answer is announced at once
+   (`Context.provisional`), so a person sees rows while the rest runs.
+2. **Shaped**: a second framing of the same prompt (`generation.framings`): the question's shape, read exactly
+   from its words, stated under it. It shares the prompt's prefix, so the embedded model reads only its last lines.
+3. Exact findings on both (question-shape and sanity checks, `selection.shape`, `selection.checks`).
+4. **Stop** when the two return the same rows and no check objects: two calls.
+5. Else **escalate**, reusing both candidates: a PostSQL candidate on the schema the drafts used (SSEV's second
+   round), a model repair told the exact findings, a sample; after each, stop as soon as two candidates of
+   different framings agree and lead the vote. (`escalation=ssev` runs the whole `ssev` preset instead, the
+   earlier behaviour, kept as a measured switch.)
+6. The confidence comes from the signals (`selection.calibration`); below `abstain_below` the answer is flagged
+   (with `clarify`, a clarifying question comes back instead of a guess).
 Every decision is noted on the trace (`auto` notes) with the signals that led to it.
 """
 
 from __future__ import annotations
+
+from typing import Literal
 
 from pydantic import Field
 
 from groundsql.answer import Answer, Candidate
 from groundsql.context import Context
 from groundsql.generation.direct import generate_sql, schema_prompt_text
+from groundsql.generation.framings import generate_framed
 from groundsql.generation.refinement import execute_candidate, refine, revise
+from groundsql.generation.schema_text import render_subset
+from groundsql.generation.shape_repair import shape_repair
+from groundsql.generation.tree_repair import TreeRepairOptions, tree_repair
+from groundsql.generation.two_round import two_round_sql
+from groundsql.linking.presql import subset_from_drafts
 from groundsql.pipelines.registry import preset
 from groundsql.pipelines.ssev import SsevOptions, ssev
 from groundsql.selection import select
-from groundsql.selection.checks import Finding, findings_hint, sanity_check
+from groundsql.selection.calibration import Signals, confidence, signals_for
+from groundsql.selection.checks import CHECKS, Finding, findings_hint, sanity_check
 from groundsql.selection.grouping import result_key
 from groundsql.selection.outcome import build_answer
+from groundsql.selection.shape import SHAPE_CHECKS
 
 SAMPLE_TEMPERATURE = 0.7
+#: The escalation's extra candidates, in the order they are tried.
+ESCALATION_STEPS = ("postsql", "findings", "sample")
 
 
 class AutoOptions(SsevOptions):
-    """Settings of `auto`; the `ssev` settings apply to the escalation (`refine_rounds` to both paths)."""
+    """Settings of `auto`; with `escalation=ssev` the `ssev` settings apply to the escalation."""
 
-    sanity: bool = Field(True, description="run the result sanity checks; a finding earns one repair round")
-    second_candidate: bool = Field(True, description="sample a second cheap candidate to check agreement")
-    escalate_below: float = Field(0.8, ge=0.0, le=1.0, description="escalate to the ssev path below this "
-                                                                   "confidence")
+    sanity: bool = Field(True, description="run the sanity and question-shape checks on the candidates")
+    shape_repair: bool = Field(True, description="run the exact rewrites the question-shape checks propose")
+    second: Literal["shaped", "sample", "none"] = Field(
+        "shaped", description="the second cheap candidate: another framing of the prompt (shaped), a resample "
+                              "of the first prompt (sample), or none")
+    second_candidate: bool = Field(True, description="make a second cheap candidate at all (false: as second=none)")
+    escalate_below: float = Field(0.8, ge=0.0, le=1.0, description="escalate when the cheap confidence is below "
+                                                                   "this (disagreement or a finding always is)")
     abstain_below: float = Field(0.5, ge=0.0, le=1.0, description="flag (with clarify: ask back) below this "
                                                                   "confidence")
-    escalate: bool = Field(True, description="allow escalation to the ssev path at all")
+    escalate: bool = Field(True, description="allow escalation at all")
+    escalation: Literal["candidates", "ssev"] = Field(
+        "candidates", description="candidates: add diverse candidates to the cheap ones and stop at agreement; "
+                                  "ssev: run the whole ssev preset (the earlier behaviour)")
+    max_candidates: int = Field(5, ge=2, le=12, description="most candidates in all, cheap ones included")
     max_calls: int | None = Field(None, ge=1, description="no escalation once this many model calls are spent")
     max_tokens: int | None = Field(None, ge=1, description="no escalation once this many tokens are spent")
 
 
-@preset("auto", "refine first; sanity checks and a second sample decide the confidence; escalate to ssev only "
-                "when unsure; flag or abstain when still unsure", options=AutoOptions)
+@preset("auto", "two different cheap candidates with exact checks and repairs; more candidates only where they "
+                "disagree or a check objects; calibrated confidence", options=AutoOptions)
 def auto(ctx: Context, options: AutoOptions) -> Answer:
     schema_text = schema_prompt_text(ctx)
-    first = execute_candidate(ctx, generate_sql(ctx, schema_text)[0], source="cheap")
-    first = refine(ctx, first, schema_text, rounds=options.refine_rounds)
-    findings = sanity_check(ctx, first) if options.sanity else []
-    if findings:
-        first, findings = _repair_findings(ctx, first, findings, schema_text)
+    first = _polish(ctx, execute_candidate(ctx, generate_sql(ctx, schema_text)[0], source="direct"), options,
+                    schema_text=schema_text, rounds=options.refine_rounds)
+    ctx.provisional(first, stage="direct")
     cheap = [first]
-    if options.second_candidate and first.ok:
-        cheap.append(execute_candidate(ctx, generate_sql(ctx, schema_text, temperature=SAMPLE_TEMPERATURE)[0],
-                                       source="cheap-sample"))
-    score, signals = cheap_confidence(first, cheap[1:], findings)
-    ctx.trace.note("auto", stage="cheap", confidence=score, **signals)
-    stages = {"cheap": first.sql}
-    if score >= options.escalate_below or not _may_escalate(ctx, options):
-        answer = build_answer(ctx, first, cheap, confidence=score, options=_unflagged(options))
-    else:
-        answer = _escalated(ctx, cheap, options)
+    second_kind = options.second if options.second_candidate else "none"
+    if second_kind != "none":
+        if second_kind == "shaped":
+            sql = generate_framed(ctx, schema_text, "shaped")
+        else:
+            sql = generate_sql(ctx, schema_text, step="generate:sample", temperature=SAMPLE_TEMPERATURE)[0]
+        cheap.append(_polish(ctx, execute_candidate(ctx, sql, source=second_kind), options))
+    findings = {id(c): _findings(ctx, c, options) for c in cheap}
+    agree = _agree(cheap[0], cheap[1]) if len(cheap) > 1 else None
+    chosen = _cheap_choice(cheap, findings)
+    signals = signals_for(chosen, findings=len(findings[id(chosen)]), agree=agree, dialect=ctx.db.dialect)
+    score = confidence(signals)
+    ctx.trace.note("auto", stage="cheap", confidence=score, **signals.to_dict())
+    stages = {"direct": first.sql}
+    if len(cheap) > 1:
+        stages[cheap[1].source] = cheap[1].sql
+    settled = agree is not False and not findings[id(chosen)] and score >= options.escalate_below and chosen.ok
+    if settled or not _may_escalate(ctx, options):
+        answer = build_answer(ctx, chosen, cheap, confidence=score, options=_unflagged(options))
+        final_findings = findings[id(chosen)]
+    elif options.escalation == "ssev":
+        answer = _escalated_ssev(ctx, cheap, options)
         stages["escalated"] = answer.sql
-    _flag(ctx, answer, options, findings if answer.sql == first.sql else sanity_check(ctx, _chosen(answer)))
+        final_findings = _findings(ctx, _chosen(answer), options)
+    else:
+        ctx.provisional(chosen, stage="cheap")
+        answer, final_findings = _escalated(ctx, cheap, findings, schema_text, options)
+        stages["escalated"] = answer.sql
+    _flag(ctx, answer, options, final_findings)
     answer.stages = stages | {"final": answer.sql}
     return answer
 
 
-def cheap_confidence(first: Candidate, others: list[Candidate], findings: list[Finding]) -> tuple[float, dict]:
-    """A confidence in [0, 1] from the cheap pass's signals, and the signals themselves (for the trace)."""
-    signals = {"ran": first.ok, "rows": bool(first.ok and first.result.row_count),
-               "sane": not findings, "agrees": None}
-    if not first.ok:
-        return 0.0, signals
-    score = 0.6 if signals["rows"] else 0.3
-    if others:
-        agreeing = [c for c in others if c.ok and result_key(c.result) == result_key(first.result)]
-        signals["agrees"] = len(agreeing) == len(others)
-        score += 0.3 if signals["agrees"] else -0.1
-    if findings:
-        score -= 0.25
-    return round(max(0.0, min(1.0, score)), 3), signals
+def _polish(ctx: Context, candidate: Candidate, options: AutoOptions, *, schema_text: str = "",
+            rounds: int = 0) -> Candidate:
+    """Exact repairs first (tree, then shape); a model repair only with `rounds` (the first candidate)."""
+    if rounds and schema_text:
+        candidate = refine(ctx, candidate, schema_text, rounds=rounds)
+    elif not candidate.ok or not candidate.result.row_count:
+        candidate = tree_repair(ctx, candidate, options=ctx.settings(TreeRepairOptions)).candidate
+    if options.shape_repair and candidate.ok:
+        candidate = shape_repair(ctx, candidate)[0]
+    return candidate
 
 
-def _repair_findings(ctx: Context, candidate: Candidate, findings: list[Finding],
-                     schema_text: str) -> tuple[Candidate, list[Finding]]:
-    """One model round with the findings as hints; kept only when it runs and the checks find less."""
-    ctx.trace.note("auto", stage="sanity-repair", findings=[f.check for f in findings])
-    revised = revise(ctx, candidate, schema_text, problem="Its result looks suspicious:",
-                     hint=findings_hint(findings))
-    if revised is None or not revised.ok or not revised.result.row_count:
-        return candidate, findings
-    remaining = sanity_check(ctx, revised)
-    return (revised, remaining) if len(remaining) < len(findings) else (candidate, findings)
+def _findings(ctx: Context, candidate: Candidate, options: AutoOptions) -> list[Finding]:
+    if not options.sanity or not candidate.ok:
+        return []
+    return sanity_check(ctx, candidate, checks=CHECKS + SHAPE_CHECKS)
+
+
+def _agree(a: Candidate, b: Candidate) -> bool:
+    return a.ok and b.ok and result_key(a.result) == result_key(b.result)
+
+
+def _rank(candidate: Candidate, findings: list[Finding]) -> tuple:
+    """Higher is better: ran, returned rows, fewer findings."""
+    return (candidate.ok, bool(candidate.ok and candidate.result.row_count), -len(findings))
+
+
+def _cheap_choice(cheap: list[Candidate], findings: dict[int, list[Finding]]) -> Candidate:
+    """The first candidate unless another ranks higher (it ran where the first failed, or has fewer findings)."""
+    best = cheap[0]
+    for candidate in cheap[1:]:
+        if _rank(candidate, findings[id(candidate)]) > _rank(best, findings[id(best)]):
+            best = candidate
+    return best
 
 
 def _may_escalate(ctx: Context, options: AutoOptions) -> bool:
@@ -111,13 +159,100 @@ def _may_escalate(ctx: Context, options: AutoOptions) -> bool:
     return False
 
 
+def _escalated(ctx: Context, candidates: list[Candidate], findings: dict[int, list[Finding]], schema_text: str,
+               options: AutoOptions) -> tuple[Answer, list[Finding]]:
+    """Add diverse candidates to the cheap ones until two of different framings agree and lead, or the steps or
+    the budget run out; the leading group's best-ranked member is the answer."""
+    ctx.trace.note("auto", stage="escalate", to="candidates")
+    candidates = list(candidates)
+    for step in ESCALATION_STEPS:
+        if len(candidates) >= options.max_candidates or _settled(candidates, findings) is not None:
+            break
+        if not _may_escalate(ctx, options):
+            break
+        extra = _extra_candidate(ctx, step, candidates, findings, schema_text, options)
+        if extra is None:
+            continue
+        findings[id(extra)] = _findings(ctx, extra, options)
+        candidates.append(extra)
+        ctx.trace.note("auto", stage=f"escalate:{step}", sql=extra.sql, ok=extra.ok,
+                       findings=[f.check for f in findings[id(extra)]])
+    groups = _groups(candidates, findings)
+    leader = groups[0]
+    chosen = max(leader, key=lambda c: _rank(c, findings[id(c)]))
+    working = [c for c in candidates if c.ok]
+    support = len(leader) / max(len(working), 1) if chosen.ok else 0.0
+    sources = {c.source for c in leader}
+    signals = signals_for(chosen, findings=len(findings[id(chosen)]), agree=len(sources) >= 2,
+                          support=support, candidates=len(candidates), dialect=ctx.db.dialect)
+    score = confidence(signals)
+    ctx.trace.note("auto", stage="escalated", confidence=score, **signals.to_dict())
+    answer = build_answer(ctx, chosen, candidates, confidence=score, options=_unflagged(options),
+                          alternatives=[g[0].sql for g in groups])
+    return answer, findings[id(chosen)]
+
+
+def _extra_candidate(ctx: Context, step: str, candidates: list[Candidate], findings: dict[int, list[Finding]],
+                     schema_text: str, options: AutoOptions) -> Candidate | None:
+    if step == "postsql":
+        subset = subset_from_drafts(ctx.schema, [c.sql for c in candidates if c.sql], ctx.db.dialect,
+                                    linker="presql-sql")
+        if not subset.tables:
+            return None
+        sql = two_round_sql(ctx, render_subset(ctx, subset), step="postsql", pruned=True, fewshot=options)[0]
+        return _polish(ctx, execute_candidate(ctx, sql, source="postsql"), options)
+    if step == "findings":
+        flagged = next((c for c in candidates if c.ok and findings[id(c)]), None)
+        if flagged is None:
+            return None
+        revised = revise(ctx, flagged, schema_text, problem="Exact checks of the query against the question found:",
+                         hint=findings_hint(findings[id(flagged)]))
+        if revised is None:
+            return None
+        revised.source = "findings"
+        return _polish(ctx, revised, options)
+    sql = generate_sql(ctx, schema_text, step="generate:sample", temperature=SAMPLE_TEMPERATURE)[0]
+    return _polish(ctx, execute_candidate(ctx, sql, source="sample"), options)
+
+
+def _weight(candidate: Candidate, findings: list[Finding]) -> float:
+    if not candidate.ok:
+        return 0.0
+    weight = 1.0 if candidate.result.row_count else 0.4
+    return weight * (0.5 if findings else 1.0)
+
+
+def _groups(candidates: list[Candidate], findings: dict[int, list[Finding]]) -> list[list[Candidate]]:
+    """Candidates grouped by their rows (failures alone), heaviest group first; ties keep the earlier group."""
+    groups: dict[tuple, list[Candidate]] = {}
+    for index, candidate in enumerate(candidates):
+        key = ("rows", result_key(candidate.result)) if candidate.ok else ("failed", index)
+        groups.setdefault(key, []).append(candidate)
+    ordered = list(groups.values())
+    ordered.sort(key=lambda g: -sum(_weight(c, findings[id(c)]) for c in g))
+    return ordered
+
+
+def _settled(candidates: list[Candidate], findings: dict[int, list[Finding]]) -> list[Candidate] | None:
+    """The leading group once two candidates of different framings agree in it, it leads clearly, and none of
+    them has a finding."""
+    groups = _groups(candidates, findings)
+    leader = groups[0]
+    clean = [c for c in leader if c.ok and c.result.row_count and not findings[id(c)]]
+    if len({c.source for c in clean}) < 2:
+        return None
+    lead = sum(_weight(c, findings[id(c)]) for c in leader)
+    runner_up = sum(_weight(c, findings[id(c)]) for c in groups[1]) if len(groups) > 1 else 0.0
+    return leader if lead > runner_up else None
+
+
 def _unflagged(options: AutoOptions) -> AutoOptions:
     """`auto` flags and clarifies by its own thresholds (`_flag`), not by the vote's."""
     return options.model_copy(update={"confidence_threshold": 0.0, "clarify": False})
 
 
-def _escalated(ctx: Context, cheap: list[Candidate], options: AutoOptions) -> Answer:
-    """The ssev path; its candidates and the cheap ones vote together."""
+def _escalated_ssev(ctx: Context, cheap: list[Candidate], options: AutoOptions) -> Answer:
+    """The earlier escalation: the whole ssev preset; its candidates and the cheap ones vote together."""
     ctx.trace.note("auto", stage="escalate", to="ssev")
     answer = ssev(ctx, _unflagged(options))
     for candidate in cheap:
@@ -139,12 +274,12 @@ def _chosen(answer: Answer) -> Candidate:
 
 
 def _flag(ctx: Context, answer: Answer, options: AutoOptions, findings: list[Finding]) -> None:
-    """Warnings from the sanity checks; below `abstain_below`, a low-confidence note or a clarifying question."""
+    """Warnings from the checks; below `abstain_below`, a low-confidence note or a clarifying question."""
     answer.warnings = [f.message for f in findings]
-    confidence = answer.confidence or 0.0
-    if confidence >= options.abstain_below or any("low confidence" in n for n in answer.notes):
+    confidence_ = answer.confidence or 0.0
+    if confidence_ >= options.abstain_below or any("low confidence" in n for n in answer.notes):
         return
-    answer.notes.append(f"low confidence ({confidence:.2f}): check the SQL before relying on the result")
+    answer.notes.append(f"low confidence ({confidence_:.2f}): check the SQL before relying on the result")
     if options.clarify and answer.result is not None:
         from groundsql.selection.confidence import clarifying_question
 
@@ -153,4 +288,8 @@ def _flag(ctx: Context, answer: Answer, options: AutoOptions, findings: list[Fin
         if question:
             answer.clarification = question
             answer.notes.append("not answered: a clarifying question was returned instead of a guess")
-    ctx.trace.note("auto", stage="abstain", confidence=confidence, clarified=bool(answer.clarification))
+    ctx.trace.note("auto", stage="abstain", confidence=confidence_, clarified=bool(answer.clarification))
+
+
+# `Signals` is re-exported for the benchmarks that read the trace's notes.
+__all__ = ["AutoOptions", "Signals", "auto"]

@@ -17,12 +17,13 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from groundsql.answer import Answer
+from groundsql.answer import Answer, Candidate
 from groundsql.context import Context
-from groundsql.errors import ConfigError
+from groundsql.errors import ConfigError, ModelError, RunInterrupted
 from groundsql.generation.tree_repair import repair_note
 from groundsql.knowledge import KnowledgeOptions, prepare
 from groundsql.options import NoOptions, Options, combine, parse_options, register
+from groundsql.selection.review import review
 
 Preset = Callable[[Context, Any], Answer]
 PRESETS: dict[str, Preset] = {}
@@ -103,11 +104,26 @@ def run(ctx: Context, preset_name: str = DEFAULT_PRESET) -> Answer:
     ctx.options = preset_options(preset_name, ctx.options)
     started = time.perf_counter()
     prepare(ctx)  # the catalog and knowledge folder every prompt draws on, resolved once
-    answer = info.function(ctx, ctx.settings(info.options))
+    try:
+        answer = info.function(ctx, ctx.settings(info.options))
+    except (ModelError, RunInterrupted) as exc:
+        if ctx.cache.provisional is None:
+            raise
+        answer = _best_so_far(ctx, exc)
     answer.preset = preset_name
     chosen = next((c for c in answer.candidates if c.repairs and c.sql == answer.sql), None)
     note = repair_note(chosen) if chosen is not None else None
     if note and note not in answer.notes:
         answer.notes.append(note)
+    review(ctx, answer)
     answer.elapsed_s = time.perf_counter() - started
     return answer
+
+
+def _best_so_far(ctx: Context, stopped: Exception) -> Answer:
+    """The answer the preset announced before the run stopped, marked partial, with why it stopped."""
+    chosen: Candidate = ctx.cache.provisional
+    ctx.trace.note("partial", reason=str(stopped), sql=chosen.sql)
+    return Answer(question=ctx.question, sql=chosen.sql, result=chosen.result, error=chosen.error, preset="",
+                  model=ctx.model().spec, trace=ctx.trace, candidates=[chosen], partial=True,
+                  notes=[f"best answer so far: the run stopped before its checks finished ({stopped})"])

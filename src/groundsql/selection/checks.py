@@ -20,18 +20,22 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 
-import sqlglot
 from sqlglot import exp
 from sqlglot.errors import SqlglotError
-from sqlglot.optimizer.qualify import qualify
 
 from groundsql.answer import Candidate
-from groundsql.catalog.profiles import ColumnProfile
 from groundsql.catalog.schema import Table
 from groundsql.context import Context
-from groundsql.errors import DatabaseError
+from groundsql.selection import shape
+from groundsql.selection.query_view import (
+    Finding,
+    QueryView,
+    body,
+    inner_joins,
+    own_nodes,
+    prepare,
+)
 
 log = logging.getLogger("groundsql")
 
@@ -49,44 +53,6 @@ _GROUPING_WORDS = re.compile(r"\b(each|every|per|by|for all|respectively|group|b
                              re.IGNORECASE)
 
 
-@dataclass(frozen=True)
-class Finding:
-    """One problem a check found: `message` for the reader, `hint` for the model in a repair round, and, where the
-    check can name one, `rewrite`: the query with the problem removed (a proposal to run and judge, never applied
-    by the check itself)."""
-
-    check: str
-    message: str
-    hint: str
-    rewrite: str = ""
-
-
-@dataclass
-class _Query:
-    """What the checks share about one query: the qualified tree and the tables of its outermost SELECT."""
-
-    ctx: Context
-    candidate: Candidate
-    tree: exp.Expression
-    select: exp.Select
-    sources: dict[str, Table]  # alias (or name) → schema table, for the outermost SELECT's FROM and JOINs
-
-    def table_of(self, column: exp.Column) -> Table | None:
-        return self.sources.get(column.table) if column.table else None
-
-    def profile(self, table: Table, column: str) -> ColumnProfile | None:
-        catalog = self.ctx.catalog
-        return catalog.column(table.name, column) if catalog is not None else None
-
-    def probe(self, tree: exp.Expression, check: str) -> list[tuple] | None:
-        """Rows of a probe query, or None when it fails (a probe never turns into a finding by failing)."""
-        try:
-            return self.ctx.query(tree.sql(dialect=self.ctx.db.dialect), step=f"check:{check}", max_rows=5).rows
-        except DatabaseError as exc:
-            log.debug("sanity probe %s failed: %s", check, exc)
-            return None
-
-
 def sanity_check(ctx: Context, candidate: Candidate, *, checks: tuple[str, ...] = CHECKS) -> list[Finding]:
     """Run the named checks on a candidate that ran; returns the findings (empty when all look sane).
 
@@ -94,7 +60,7 @@ def sanity_check(ctx: Context, candidate: Candidate, *, checks: tuple[str, ...] 
     """
     if not candidate.ok or not candidate.sql:
         return []
-    query = _prepare(ctx, candidate)
+    query = prepare(ctx, candidate)
     if query is None:
         return []
     findings: list[Finding] = []
@@ -113,80 +79,16 @@ def findings_hint(findings: list[Finding]) -> str:
     return "\n".join(f"- {f.hint}" for f in findings)
 
 
-def _prepare(ctx: Context, candidate: Candidate) -> _Query | None:
-    dialect = ctx.db.dialect
-    try:
-        tree = sqlglot.parse_one(candidate.sql, read=dialect)
-    except SqlglotError:
-        return None
-    mapping = {t.name: {c.name: (c.type or "TEXT") for c in t.columns} for t in ctx.schema.tables}
-    try:
-        tree = qualify(tree, schema=mapping, dialect=dialect, validate_qualify_columns=False,
-                       quote_identifiers=False, identify=False)
-    except SqlglotError:
-        return None
-    select = tree if isinstance(tree, exp.Select) else None
-    if select is None:
-        return None
-    sources = {}
-    for table in _direct_tables(select):
-        found = ctx.schema.table(table.name)
-        if found is not None:
-            sources[table.alias_or_name] = found
-    return _Query(ctx=ctx, candidate=candidate, tree=tree, select=select, sources=sources)
-
-
-def _direct_tables(select: exp.Select) -> Iterator[exp.Table]:
-    """Tables named directly in the SELECT's FROM and JOIN clauses (not in subqueries)."""
-    from_ = select.args.get("from") or select.args.get("from_")
-    if from_ is not None and isinstance(from_.this, exp.Table):
-        yield from_.this
-    for join in select.args.get("joins") or []:
-        if isinstance(join.this, exp.Table):
-            yield join.this
-
-
-def _own_nodes(select: exp.Select, kind: type) -> Iterator[exp.Expression]:
-    """Nodes of `kind` in `select` that do not sit inside a nested query."""
-    for node in select.find_all(kind):
-        parent = node.parent
-        nested = False
-        while parent is not None and parent is not select:
-            if isinstance(parent, (exp.Select, exp.Subquery)):
-                nested = True
-                break
-            parent = parent.parent
-        if not nested:
-            yield node
-
-
-def _short(sql: str, limit: int = 400) -> str:
-    return sql if len(sql) <= limit else sql[: limit - 1] + "…"
-
-
-def _inner_joins(select: exp.Select) -> list[exp.Join]:
-    return [j for j in select.args.get("joins") or [] if (j.side or "").upper() not in ("LEFT", "RIGHT", "FULL")]
-
-
-def _body(select: exp.Select, *expressions: exp.Expression) -> exp.Select:
-    """The SELECT's FROM, JOINs and WHERE with new projections (no grouping, ordering or limit)."""
-    probe = select.copy()
-    for key in ("group", "having", "order", "limit", "offset", "distinct", "qualify"):
-        probe.set(key, None)
-    probe.set("expressions", list(expressions))
-    return probe
-
-
 # ---- the checks -------------------------------------------------------------------------------------------
 
 
-def check_fanout(q: _Query) -> list[Finding]:
+def check_fanout(q: QueryView) -> list[Finding]:
     """SUM/AVG over a column of table T while the join repeats some T rows: COUNT(*) > COUNT(DISTINCT T.key)."""
     if not q.select.args.get("joins"):
         return []
     findings = []
     seen: set[str] = set()
-    for agg in _own_nodes(q.select, exp.AggFunc):
+    for agg in own_nodes(q.select, exp.AggFunc):
         if not isinstance(agg, (exp.Sum, exp.Avg)) or isinstance(agg.this, exp.Distinct):
             continue
         columns = list(agg.find_all(exp.Column))
@@ -199,7 +101,7 @@ def check_fanout(q: _Query) -> list[Finding]:
             continue
         seen.add(alias)
         key = exp.column(table.primary_key[0], table=alias)
-        probe = _body(q.select, exp.Count(this=exp.Star()).as_("n"),
+        probe = body(q.select, exp.Count(this=exp.Star()).as_("n"),
                       exp.Count(this=exp.Distinct(expressions=[key])).as_("k"))
         rows = q.probe(probe, "fanout")
         if not rows or rows[0][0] is None or rows[0][1] is None:
@@ -217,11 +119,11 @@ def check_fanout(q: _Query) -> list[Finding]:
     return findings
 
 
-def check_row_loss(q: _Query) -> list[Finding]:
+def check_row_loss(q: QueryView) -> list[Finding]:
     """The question asks about each/every/all X, the query groups by X over an inner join and loses some X."""
     select = q.select
     group = select.args.get("group")
-    if (not _EVERY.search(q.ctx.question) or group is None or not _inner_joins(select)
+    if (not _EVERY.search(q.ctx.question) or group is None or not inner_joins(select)
             or select.args.get("where") is not None or select.args.get("having") is not None
             or select.args.get("limit") is not None or q.candidate.result.truncated):
         return []
@@ -247,7 +149,7 @@ def check_row_loss(q: _Query) -> list[Finding]:
         f"a column of the joined table) if those should appear with zero.")]
 
 
-def check_null_trap(q: _Query) -> list[Finding]:
+def check_null_trap(q: QueryView) -> list[Finding]:
     findings = []
     dialect = q.ctx.db.dialect
     for node in q.tree.find_all(exp.EQ, exp.NEQ):
@@ -262,7 +164,7 @@ def check_null_trap(q: _Query) -> list[Finding]:
         if not isinstance(select, exp.Select) or len(select.expressions) != 1 or select.args.get("group"):
             continue
         value = select.expressions[0].unalias()
-        probe = _body(select, exp.Count(this=exp.Star()))
+        probe = body(select, exp.Count(this=exp.Star()))
         probe = probe.where(exp.Is(this=value.copy(), expression=exp.Null()))
         rows = q.probe(probe, "null_trap")
         if rows and rows[0][0]:
@@ -271,7 +173,7 @@ def check_null_trap(q: _Query) -> list[Finding]:
                 "NOT IN over a subquery that returns NULL matches no row at all",
                 f"The NOT IN subquery returns NULL ({rows[0][0]} rows), which makes NOT IN match nothing. Add "
                 f"`WHERE {value.sql(dialect=dialect)} IS NOT NULL` inside the subquery or use NOT EXISTS."))
-    for agg in _own_nodes(q.select, exp.Avg):
+    for agg in own_nodes(q.select, exp.Avg):
         column = agg.this if isinstance(agg.this, exp.Column) else None
         table = q.table_of(column) if column is not None else None
         profile = q.profile(table, column.name) if table is not None else None
@@ -284,7 +186,7 @@ def check_null_trap(q: _Query) -> list[Finding]:
     return findings
 
 
-def check_type_trap(q: _Query) -> list[Finding]:
+def check_type_trap(q: QueryView) -> list[Finding]:
     """Numbers or dates stored as text, compared, sorted or aggregated as text (known from the catalog)."""
     if q.ctx.catalog is None:
         return []
@@ -317,13 +219,13 @@ def check_type_trap(q: _Query) -> list[Finding]:
 
 def _compared_columns(select: exp.Select) -> Iterator[exp.Column]:
     """Columns used bare in an order comparison, ORDER BY, MIN/MAX or BETWEEN (not already CAST)."""
-    for node in _own_nodes(select, exp.Column):
+    for node in own_nodes(select, exp.Column):
         parent = node.parent
         if isinstance(parent, (exp.Ordered, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.Between, exp.Max, exp.Min)):
             yield node
 
 
-def check_literal(q: _Query) -> list[Finding]:
+def check_literal(q: QueryView) -> list[Finding]:
     """`col = 'text'` / `col IN ('text')` where no stored value equals the literal but a near spelling exists."""
     findings = []
     dialect = q.ctx.db.dialect
@@ -366,7 +268,7 @@ def _literal_filters(select: exp.Select) -> Iterator[tuple[exp.Column, str]]:
                     yield node.this, literal.this
 
 
-def _near_values(q: _Query, table: Table, column: str, literal: str) -> list:
+def _near_values(q: QueryView, table: Table, column: str, literal: str) -> list:
     """Stored values of the column that equal the literal up to case and surrounding spaces, else the value
     index's close spellings in that column."""
     ref = exp.column(column)
@@ -384,7 +286,7 @@ def _near_values(q: _Query, table: Table, column: str, literal: str) -> list:
     return values[:1] if len(values) == 1 else []  # only an unambiguous near spelling is worth a hint
 
 
-def check_shape(q: _Query) -> list[Finding]:
+def check_shape(q: QueryView) -> list[Finding]:
     """The question asks for one number ('how many …' with no 'each'/'per') but the result has many rows."""
     result = q.candidate.result
     question = q.ctx.question
@@ -397,7 +299,7 @@ def check_shape(q: _Query) -> list[Finding]:
         f"BY (or aggregate over the groups) so that it returns one row.")]
 
 
-def check_ties(q: _Query) -> list[Finding]:
+def check_ties(q: QueryView) -> list[Finding]:
     """ORDER BY … LIMIT 1 where the second row has the same ordering value as the first."""
     select = q.select
     limit = select.args.get("limit")
@@ -438,7 +340,7 @@ def _ordered(ordered: exp.Ordered, key: exp.Alias) -> exp.Ordered:
     return copy
 
 
-def check_null_columns(q: _Query) -> list[Finding]:
+def check_null_columns(q: QueryView) -> list[Finding]:
     """An output column that is NULL in every returned row: usually a wrong column or a join that found nothing."""
     result = q.candidate.result
     if not result.rows:
@@ -454,7 +356,7 @@ def check_null_columns(q: _Query) -> list[Finding]:
         f"that an outer join or a subquery really finds the rows it should.")]
 
 
-def check_duplicates(q: _Query) -> list[Finding]:
+def check_duplicates(q: QueryView) -> list[Finding]:
     """Rows repeated in the result of a query without GROUP BY or DISTINCT: often a join that fans out."""
     result = q.candidate.result
     if result.row_count < 2 or q.select.args.get("distinct") or q.select.args.get("group"):
@@ -469,45 +371,9 @@ def check_duplicates(q: _Query) -> list[Finding]:
         f"items, use DISTINCT or fix the join that repeats them.")]
 
 
-def check_extra_join(q: _Query) -> list[Finding]:
-    """A list query (no grouping, no aggregate) with an inner join whose table appears only in that join's own
-    condition, and whose removal changes how many rows come back: the join repeats or drops rows and adds
-    nothing the answer shows, filters, groups or orders by. A probe counts the rows without it."""
-    select = q.select
-    if (select.args.get("group") or any(e.find(exp.AggFunc) for e in select.expressions)
-            or select.find(exp.Star) or q.candidate.result.truncated):
-        return []
-    dialect = q.ctx.db.dialect
-    findings = []
-    for join in _inner_joins(select):
-        table = join.this
-        if not isinstance(table, exp.Table) or join.args.get("using") or join.args.get("on") is None:
-            continue
-        alias = table.alias_or_name
-        uses = [c for c in select.find_all(exp.Column) if c.table == alias]
-        if not uses or any(c.find_ancestor(exp.Join) is not join for c in uses):
-            continue
-        without = select.copy()
-        without.set("joins", [j for j in without.args.get("joins") or [] if j.this.alias_or_name != alias])
-        rows = q.probe(exp.select(exp.Count(this=exp.Star()).as_("n")).from_(without.subquery("extra_join")),
-                       "extra_join")
-        if not rows or rows[0][0] is None or int(rows[0][0]) == q.candidate.result.row_count:
-            continue
-        kept, alone = q.candidate.result.row_count, int(rows[0][0])
-        rewrite = without.sql(dialect=dialect)
-        findings.append(Finding(
-            "extra_join",
-            f"the join to {table.name} adds no column or condition but changes the rows: {kept} with it, "
-            f"{alone} without",
-            f"The query joins {table.name} yet shows, filters, groups and orders by nothing from it; the join only "
-            f"changes which rows come back, repeating or dropping some ({kept} rows with it, {alone} without). "
-            f"Remove that join unless the question asks only for rows that have a match in {table.name}. "
-            f"The query without it: {_short(rewrite)}", rewrite=rewrite))
-    return findings
-
-
-CHECK_FUNCTIONS: dict[str, Callable[[_Query], list[Finding]]] = {
+CHECK_FUNCTIONS: dict[str, Callable[[QueryView], list[Finding]]] = {
     "fanout": check_fanout, "row_loss": check_row_loss, "null_trap": check_null_trap,
     "type_trap": check_type_trap, "literal": check_literal, "shape": check_shape, "ties": check_ties,
-    "null_columns": check_null_columns, "duplicates": check_duplicates, "extra_join": check_extra_join,
+    "null_columns": check_null_columns, "duplicates": check_duplicates,
+    **shape.SHAPE_FUNCTIONS,
 }

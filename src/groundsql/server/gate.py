@@ -6,7 +6,7 @@ import math
 import threading
 from collections.abc import Callable
 
-from groundsql.errors import GroundsqlError
+from groundsql.errors import GroundsqlError, RunInterrupted
 
 
 class QueueFull(GroundsqlError):
@@ -17,7 +17,7 @@ class QueueFull(GroundsqlError):
         self.retry_after_s = retry_after_s
 
 
-class RunCancelled(GroundsqlError):
+class RunCancelled(RunInterrupted):
     """The run was cancelled: its client went away, its time ran out, or the server is shutting down."""
 
 

@@ -79,7 +79,7 @@ class ApexOptions(SelectionOptions, ExploreOptions, LinkOptions, LinkerChoice, T
 def apex(ctx: Context, options: ApexOptions) -> Answer:
     """Link (the `apex` linker on a schema of any size, unless `link_full_budget` is set), write realization
     paths, retrieve tips, explore `samples` trajectories per expert, repair the failed ones (tree repair always,
-    then `repair_rounds` model rounds), select. Each exploration step goes to `ctx.on_step` (default: logged)."""
+    then `repair_rounds` model rounds), select. Each exploration step is logged and goes to `ctx.on_step`."""
     budget = Budget.from_options(options)
     samples = options.samples or (ctx.samples if ctx.samples > 1 else budget_value(options, "samples"))
     ctx.trace.note("apex.budget", profile=options.budget, samples=samples, exploration=budget.to_dict(),
@@ -96,7 +96,7 @@ def apex(ctx: Context, options: ApexOptions) -> Answer:
     tips = _tips(ctx, options, subset, paths, plan)
     views = {"linked": render_subset(ctx, subset)}
     experts = resolve_experts(ctx, options)
-    listener = ctx.on_step or _log_step
+    listener = _listener(ctx)
     candidates: list[Candidate] = []
     for expert in experts:
         for sample in range(samples):
@@ -190,10 +190,12 @@ def _repaired(ctx: Context, candidate: Candidate, schema_text: str, rounds: int,
 
 
 def _rewritten(ctx: Context, candidate: Candidate, passes: int = 3) -> Candidate:
-    """The candidate after the exact checks' rewrites (`check_rewrites`), each taken when it runs with rows and
-    checked again (a query may join two idle tables, one through the other); the same candidate when no rewrite
-    is taken. Noted on the trace as `apex.rewrite`."""
-    from groundsql.generation.confirmation import check_rewrite
+    """The candidate after the exact checks' rewrites (`check_rewrites`: the sanity checks and the question-shape
+    checks of `selection.shape` — the count for 'how many', the query without an unasked LIMIT or an idle join,
+    …), each taken when it runs with rows and its finding no longer holds, then checked again (a
+    query may join two idle tables, one through the other); the same candidate when no rewrite is taken. Noted
+    on the trace as `apex.rewrite`."""
+    from groundsql.generation.confirmation import check_rewrite, result_findings
 
     current = candidate
     for _ in range(passes):
@@ -204,11 +206,15 @@ def _rewritten(ctx: Context, candidate: Candidate, passes: int = 3) -> Candidate
             break
         sql, finding = proposal
         result, error = ctx.try_query(sql, step="apex.rewrite:execute")
-        taken = result is not None and error is None and result.row_count > 0
+        trial = replace(candidate, sql=sql, result=result, error=error)
+        taken = (result is not None and error is None and result.row_count > 0
+                 and not any((f.check, f.message) == (finding.check, finding.message)
+                             for f in result_findings(ctx, trial)))
         ctx.trace.note("apex.rewrite", check=finding.check, before=current.sql, after=sql, taken=taken)
         if not taken:
             break
-        current = replace(candidate, sql=sql, result=result, error=None)
+        current = replace(trial, repairs=[*current.repairs, {"rule": f"check:{finding.check}", "before": current.sql,
+                                                             "after": sql, "detail": finding.message}])
     return current
 
 
@@ -274,6 +280,15 @@ def _plan(ctx: Context) -> str:
 def _names(ctx: Context, subset: SchemaSubset) -> list[str]:
     tables = [t for t in ctx.schema.tables if not subset.tables or t.name in subset.tables]
     return [t.name for t in tables] + [c.name for t in tables for c in t.columns]
+
+
+def _listener(ctx: Context):
+    """Each exploration step is logged at INFO (`ask -v` shows it) and passed to `ctx.on_step` when one is set."""
+    def listen(event: str, data: dict) -> None:
+        _log_step(event, data)
+        if ctx.on_step is not None:
+            ctx.on_step(event, data)
+    return listen
 
 
 def _log_step(event: str, data: dict) -> None:

@@ -183,16 +183,21 @@ def test_confirmation_is_checked_against_the_data(music_db):
     assert not ctx.trace.notes("confirm_checks") and ctx.trace.notes("explore_step")[1]["confirmed"] is True
 
 
-def test_diverse_views_give_each_trajectory_another_schema_view(music_db):
+def test_diverse_views_give_each_trajectory_another_framing(music_db):
     model = ScriptedModel(default=f"[SQL]\n```sql\n{FRENCH}\n```")
     ctx = Context(question="Which singers are from France?", db=Database(str(music_db)), models={"default": model},
-                  options={"linker": "full", "paths": False, "samples": 3, "max_actions": 1})
-    run(ctx, "apex")
+                  options={"linker": "full", "paths": False, "samples": 4, "max_actions": 1})
+    answer = run(ctx, "apex")
     samples = ctx.trace.notes("apex.sample")
-    assert [s["view"] for s in samples] == ["linked", "compact", "whole"]
-    assert [s["temperature"] for s in samples] == [0.0, 0.0, 0.0]
-    prompts = [c["messages"][1]["content"] for c in model.calls]
-    assert prompts[0] != prompts[1] and "CREATE TABLE" not in prompts[1]  # compact catalog lines
+    assert [s["view"] for s in samples] == ["linked", "direct", "compact", "whole"]
+    assert [s["temperature"] for s in samples] == [0.0] * 4
+    steps = [e.step for e in ctx.trace.events if e.kind == "model"]
+    assert steps == ["explore:0", "generate:1", "explore:2", "explore:3"]  # the direct framing is one call
+    direct = next(c for c in model.calls if "Every reply is exactly one of" not in c["messages"][0]["content"])
+    assert "Tips" not in direct["messages"][1]["content"]  # the baseline's prompt: no tips, no plan
+    compact = model.calls[2]["messages"][1]["content"]
+    assert "CREATE TABLE" not in compact and compact != model.calls[0]["messages"][1]["content"]
+    assert len(answer.candidates) == 4 and answer.sql == FRENCH
 
     model = ScriptedModel(default=f"[SQL]\n```sql\n{FRENCH}\n```")
     ctx = Context(question="Which singers are from France?", db=Database(str(music_db)), models={"default": model},

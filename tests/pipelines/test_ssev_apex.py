@@ -104,7 +104,8 @@ def test_apex_explores_and_votes(music_db):
     model = _apex_model()
     seen = []
     ctx = Context(question="Which singers are from France?", db=Database(str(music_db)), models={"default": model},
-                  options={"linker": "full"}, on_step=lambda event, data: seen.append(data["action"]))
+                  options={"linker": "full", "diverse_views": False},  # two explorations of the same prompt
+                  on_step=lambda event, data: seen.append(data["action"]))
     answer = run(ctx, "apex")
     assert sorted(answer.result.rows) == [("Ann",), ("Joe",)]
     assert len(answer.candidates) == 2 and answer.confidence == 1.0
@@ -182,7 +183,8 @@ def test_cli_ask_verbose_shows_the_exploration_steps(music_db, monkeypatch, capl
     monkeypatch.setattr(commands, "load_model", lambda spec: _apex_model())
     try:
         result = CliRunner().invoke(cli, ["ask", "Which singers are from France?", "--db", str(music_db),
-                                          "--preset", "apex", "--linker", "full", "--no-record", *flags],
+                                          "--preset", "apex", "--linker", "full", "--no-record",
+                                          "--option", "diverse_views=false", *flags],
                                     catch_exceptions=False)
     finally:
         logging.getLogger("groundsql").setLevel(logging.WARNING)
@@ -202,7 +204,7 @@ def test_apex_repairs_a_trajectory_that_ends_in_an_error(music_db):
     }))
     ctx = Context(question="Which singers are from France?", db=Database(str(music_db)), models={"default": model},
                   options={"linker": "full", "max_actions": 1,  # one action: each trajectory ends in the error
-                           "tree_repair": False})  # the model's repair is tested here (tree repair would fix it)
+                           "tree_repair": False, "diverse_views": False})  # the model's repair is tested here (tree repair would fix it)
     answer = run(ctx, "apex")
     assert answer.stages == {"exploration": broken, "repaired": FRENCH, "rewritten": FRENCH, "vote": FRENCH}
     assert all(c.ok for c in answer.candidates) and answer.confidence == 1.0

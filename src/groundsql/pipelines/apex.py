@@ -34,8 +34,10 @@ log = logging.getLogger("groundsql")
 
 SAMPLE_TEMPERATURE = 0.7
 DEFAULT_REPAIR_ROUNDS = 2
-#: Schema views of `diverse_views`, taken in turn by the trajectories after the first.
-VIEWS = ("linked", "compact", "whole")
+#: Framings of `diverse_views`, taken in turn by the trajectories: the paper's exploration over the linked schema,
+#: one direct query over the whole schema (the baseline's framing), exploration over compact catalog lines, and
+#: exploration over the whole schema.
+VIEWS = ("linked", "direct", "compact", "whole")
 
 
 class ApexOptions(SelectionOptions, ExploreOptions, LinkOptions, LinkerChoice, TreeRepairOptions):
@@ -52,10 +54,10 @@ class ApexOptions(SelectionOptions, ExploreOptions, LinkOptions, LinkerChoice, T
     repair_rounds: int = Field(DEFAULT_REPAIR_ROUNDS, ge=0, description="model repair rounds for a trajectory "
                                                                         "that ends in an error or an empty result "
                                                                         "(the tree repair runs regardless)")
-    diverse_views: bool = Field(True, description="trajectories after the first see other schema views in turn "
-                                                  "(the linked schema as compact catalog lines, the whole schema) "
-                                                  "instead of resampling the same prompt (false: the paper's "
-                                                  "resamples)")
+    diverse_views: bool = Field(True, description="trajectories after the first take other framings in turn (one "
+                                                  "direct query over the whole schema, exploration over compact "
+                                                  "catalog lines, exploration over the whole schema) instead of "
+                                                  "resampling the same prompt (false: the paper's resamples)")
     check_rewrites: bool = Field(True, description="take an exact check's rewrite of a trajectory's query (e.g. "
                                                    "without a join that adds nothing but drops or repeats rows) "
                                                    "when it runs with rows (false: the paper's candidates as "
@@ -104,7 +106,9 @@ def apex(ctx: Context, options: ApexOptions) -> Answer:
             if view not in views:
                 views[view] = _render_view(ctx, subset, view)
             temperature = 0.0 if sample == 0 or (options.diverse_views and view != "linked") else SAMPLE_TEMPERATURE
-            if options.exploration:
+            if view == "direct":
+                candidate = _generate(ctx, views[view], [], "", expert.role, sample, temperature)
+            elif options.exploration:
                 candidate = explore(ctx, views[view], tips=render_tips(tips), plan=paths.text or plan,
                                     role=expert.role, sample=sample, temperature=temperature, budget=budget,
                                     listener=listener)
@@ -155,19 +159,20 @@ def _view(options: ApexOptions, sample: int, subset: SchemaSubset) -> str:
 
 def _render_view(ctx: Context, subset: SchemaSubset, view: str) -> str:
     """`linked`: the linked schema as DDL with example rows; `compact`: the same tables as compact catalog lines
-    (types, value profiles, keys); `whole`: the whole schema as DDL."""
+    (types, value profiles, keys); `whole` and `direct`: the whole schema as DDL (the baseline's prompt text)."""
     if view == "compact":
         from groundsql.knowledge import render_text
 
         return render_text(ctx, linked=subset.as_mapping() if subset.tables else None, style="compact")
-    if view == "whole":
+    if view in ("whole", "direct"):
         return render_subset(ctx, None)
     return render_subset(ctx, subset)
 
 
 def _generate(ctx: Context, schema_text: str, tips: list, plan: str, role: str, sample: int,
               temperature: float) -> Candidate:
-    """'w/o Exploration': one query from the tips and the plan, executed (repair follows as for any trajectory)."""
+    """One query, executed (repair follows as for any trajectory): with the tips and the plan for 'w/o
+    Exploration', with neither for the `direct` framing of `diverse_views`."""
     hints = "\n".join(x for x in (f"Plan:\n{plan}" if plan else "", f"Tips:\n{render_tips(tips)}" if tips else "") if x)
     sql = generate_sql(ctx, schema_text, step=f"generate:{sample}", temperature=temperature, hints=hints)[0]
     candidate = execute_candidate(ctx, sql, source="generate", role=role)

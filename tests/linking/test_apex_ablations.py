@@ -108,3 +108,11 @@ def test_budget_profiles_set_the_linker_numbers_unless_given(school):
                           if "really fits the role" in c["messages"][-1]["content"])
     assert "Write 8 short read-only queries" in explore_prompt
     assert ctx.trace.notes("link.apex")[0]["budget"] == "paper"
+
+
+def test_names_view_prunes_with_one_line_per_table(school):
+    ctx, subset, steps, _, model = _run(school, prune_view="names")
+    prompt = next(c["messages"][-1]["content"] for c in model.calls
+                  if "certainly have nothing to do" in c["messages"][-1]["content"])
+    assert "CREATE TABLE" not in prompt and "student: student_id (key)" in prompt
+    assert ctx.trace.notes("link.pruned")[0]["view"] == "names" and subset.tables

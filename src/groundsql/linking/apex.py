@@ -41,6 +41,10 @@ class ApexLinkOptions(PlanOptions, VerifyOptions, SynthesisOptions):
     pruning: Literal["dual", "delete", "select"] = Field("dual", description="dual-pathway pruning, or one pass "
                                                                              "only (the 'Only Deletion' / 'Only "
                                                                              "Selection' ablations)")
+    prune_view: Literal["ddl", "names", "auto"] = Field("ddl", description="how pruning shows each table: ddl (the "
+                                                                           "paper), names (one line of column "
+                                                                           "names, about a third of the tokens), "
+                                                                           "auto (names above 100 tables)")
     semantic_linking: bool = Field(True, description="hypothesise each table's and column's role before "
                                                      "profiling (false: 'w/o Semantic Linking')")
     profiling: bool = Field(True, description="parallel data profiling: one agent per table probes the data and "
@@ -63,10 +67,13 @@ def apex(ctx: Context, previous: SchemaSubset | None) -> SchemaSubset:
     ran = {"planning": options.planning, "pruning": options.pruning, "semantic_linking": options.semantic_linking,
            "profiling": profiling, "global_synthesis": options.global_synthesis}
     plan = master_plan(ctx) if options.planning else ""
+    view = options.prune_view
+    if view == "auto":
+        view = "names" if len(schema.tables) > LARGE_SCHEMA_TABLES else "ddl"
     pruned_subset = dual_pathway(ctx, plan, schema, mode=options.pruning,
-                                 batch_tokens=_batch_tokens(ctx, options))
+                                 batch_tokens=_batch_tokens(ctx, options), style=view)
     pruned = pruned_subset.restrict(schema)
-    ctx.trace.note("link.pruned", tables=pruned_subset.as_mapping(), mode=options.pruning)
+    ctx.trace.note("link.pruned", tables=pruned_subset.as_mapping(), mode=options.pruning, view=view)
     ctx.trace.note("link.apex", stages=ran, budget=options.budget)
     if not pruned.tables:  # both passes dropped everything: nothing to verify, fall back to the input
         subset = SchemaSubset.from_schema(schema, reason="pruning kept nothing")

@@ -56,20 +56,21 @@ def kept_elements(mode: str, batch: Iterable[Element], deleted: set[Element], se
 
 
 def dual_pathway(ctx: Context, plan: str, schema: Schema, *, mode: str = "dual",
-                 batch_tokens: int | None = None) -> SchemaSubset:
+                 batch_tokens: int | None = None, style: str = "ddl") -> SchemaSubset:
     """Prune `schema` batch by batch; returns the kept columns.
 
     `mode`: dual (a deletion and a selection pass, fused by the union rule), delete (the deletion pass only) or
     select (the selection pass only) — the paper's 'Only Deletion' and 'Only Selection' ablations. A pass that is
-    not run makes no model call. `batch_tokens` bounds each batch (default: the `link_batch_tokens` option).
+    not run makes no model call. `batch_tokens` bounds each batch (default: the `link_batch_tokens` option);
+    `style` shows each table as DDL (the paper) or as one line of names (fewer, smaller calls on a large schema).
     """
     if mode not in ("dual", "delete", "select"):
         raise ValueError(f"unknown pruning mode {mode!r}")
     subset = SchemaSubset()
-    for index, batch in enumerate(batches(ctx, schema, budget=batch_tokens)):
+    for index, batch in enumerate(batches(ctx, schema, budget=batch_tokens, style=style)):
         part = batch_schema(schema, batch)
         elements = [(t.name, c.name) for t in part.tables for c in t.columns]
-        text = batch_text(ctx, batch)
+        text = batch_text(ctx, batch, style=style)
         deleted: set[Element] = set()
         selected: set[Element] = set()
         if mode in ("dual", "delete"):

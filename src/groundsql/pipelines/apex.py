@@ -100,6 +100,7 @@ def apex(ctx: Context, options: ApexOptions) -> Answer:
     experts = resolve_experts(ctx, options)
     listener = _listener(ctx)
     candidates: list[Candidate] = []
+    shown: list[str] = []  # the schema text each candidate was written against (its repair sees the same)
     for expert in experts:
         for sample in range(samples):
             view = _view(options, sample, subset)
@@ -118,8 +119,9 @@ def apex(ctx: Context, options: ApexOptions) -> Answer:
             ctx.trace.note("apex.sample", expert=expert.name, sample=sample, view=view, temperature=temperature,
                            sql=candidate.sql, ok=candidate.ok)
             candidates.append(candidate)
+            shown.append(views[view])
     explored = list(candidates)
-    candidates = [_repaired(ctx, c, views["linked"], options.repair_rounds, experts) for c in candidates]
+    candidates = [_repaired(ctx, c, text, options.repair_rounds, experts) for c, text in zip(candidates, shown)]
     repaired = list(candidates)
     if options.check_rewrites:
         candidates = [_rewritten(ctx, c) for c in candidates]

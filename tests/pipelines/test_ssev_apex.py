@@ -105,11 +105,12 @@ def test_apex_explores_and_votes(music_db):
     seen = []
     ctx = Context(question="Which singers are from France?", db=Database(str(music_db)), models={"default": model},
                   options={"linker": "full", "diverse_views": False},  # two explorations of the same prompt
-                  on_step=lambda event, data: seen.append(data["action"]))
+                  on_step=lambda event, data: seen.append(data["action"]) if event == "explore_step" else None)
     answer = run(ctx, "apex")
     assert sorted(answer.result.rows) == [("Ann",), ("Joe",)]
     assert len(answer.candidates) == 2 and answer.confidence == 1.0
     assert seen == ["EXPLORE", "SQL", "CONFIRM", "SQL", "CONFIRM"]
+    assert ctx.cache.provisional is not None  # the first working answer was announced while the rest ran
     assert answer.stages == {"exploration": FRENCH, "repaired": FRENCH, "rewritten": FRENCH, "vote": answer.sql}
     tips = ctx.trace.notes("tips")[0]["ids"]
     assert tips[:4] == ["OC01", "SG01", "SY01", "PF01"] and "SM03" in tips

@@ -120,6 +120,8 @@ def apex(ctx: Context, options: ApexOptions) -> Answer:
                            sql=candidate.sql, ok=candidate.ok)
             candidates.append(candidate)
             shown.append(views[view])
+            if candidate.ok and candidate.result.row_count > 0 and ctx.cache.provisional is None:
+                ctx.provisional(candidate, stage=f"apex:{view}")  # the first working answer, while the rest runs
     explored = list(candidates)
     candidates = [_repaired(ctx, c, text, options.repair_rounds, experts) for c, text in zip(candidates, shown)]
     repaired = list(candidates)

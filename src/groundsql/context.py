@@ -43,7 +43,6 @@ from groundsql.options import Options, known_options, parse_options
 from groundsql.trace import ModelCall, QueryRun, Trace
 
 if TYPE_CHECKING:
-    from groundsql.answer import Candidate
     from groundsql.catalog.joins import JoinGraph
     from groundsql.catalog.values import ValueIndex, ValueMatch
 
@@ -144,8 +143,8 @@ class Context:
         self.trace.add(QueryRun(sql=sql, step=step, ok=True, elapsed_s=result.elapsed_s, row_count=result.row_count))
         return result
 
-    def provisional(self, candidate: Candidate, *, stage: str) -> None:
-        """Announce an answer that later steps may replace: noted on the trace (the best answer so far when a run
+    def provisional(self, candidate: Any, *, stage: str) -> None:
+        """Announce an answer (a `groundsql.answer.Candidate`) that later steps may replace: noted on the trace (the best answer so far when a run
         is cut off) and passed to `on_step` as ("provisional", {stage, sql, columns, rows, row_count, error})."""
         result = candidate.result
         data: dict[str, Any] = {"stage": stage, "sql": candidate.sql, "error": candidate.error,

@@ -61,9 +61,15 @@ class ExploreOptions(BudgetOptions):
 class Budget:
     actions: int = 6
     tokens: int = 12000
-    force_actions: int = 5
-    force_tokens: int = 10200
+    force_actions: int | None = None  # default: one action before the limit
+    force_tokens: int | None = None  # default: 85% of the token limit
     keep_observations: int | None = 4  # None: every exploration result stays in the state
+
+    def __post_init__(self) -> None:
+        if self.force_actions is None:
+            self.force_actions = self.actions - 1
+        if self.force_tokens is None:
+            self.force_tokens = int(self.tokens * 0.85)
 
     @classmethod
     def from_options(cls, options: ExploreOptions) -> Budget:

@@ -314,3 +314,21 @@ def test_check_rewrites_drop_two_idle_joins_one_through_the_other(music_db):
     answer = run(ctx, "apex")
     assert "JOIN" not in answer.sql.upper() and len(answer.result.rows) == 4
     assert [n["taken"] for n in ctx.trace.notes("apex.rewrite")] == [True, True]
+
+
+def test_selection_reward_without_a_reward_model_scores_with_the_generator(music_db):
+    answers = [FRENCH]
+
+    def reply(messages):
+        text = messages[0]["content"]
+        if "reward model for text-to-SQL" in text:
+            return '{"score": 8}' if "country = 'France'" in text else '{"score": 1}'
+        return f"[SQL]\n```sql\n{answers.pop(0) if answers else ALL}\n```"
+
+    ctx = Context(question="Which singers are from France?", db=Database(str(music_db)),
+                  models={"default": ScriptedModel(default=reply)},
+                  options={"linker": "full", "paths": False, "samples": 2, "max_actions": 1, "selection": "reward",
+                           "diverse_views": False})
+    answer = run(ctx, "apex")
+    note = ctx.trace.notes("selection")[0]
+    assert answer.sql == FRENCH and note["method"] == "reward" and note["reward_model"] == "scripted:scripted"

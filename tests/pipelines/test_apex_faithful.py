@@ -332,3 +332,24 @@ def test_selection_reward_without_a_reward_model_scores_with_the_generator(music
     answer = run(ctx, "apex")
     note = ctx.trace.notes("selection")[0]
     assert answer.sql == FRENCH and note["method"] == "reward" and note["reward_model"] == "scripted:scripted"
+
+
+@pytest.mark.parametrize("tie_break, expected", [("direct", ALL), ("judge", FRENCH)])
+def test_a_tie_goes_to_the_direct_framing_or_to_the_judge(music_db, tie_break, expected):
+    def reply(messages):
+        text = "\n".join(m["content"] for m in messages)
+        if "Every reply is exactly one of" in text:
+            return f"[SQL]\n```sql\n{FRENCH}\n```"
+        if "return different results" in text:  # the judge names the exploration's query
+            first = text.split("Candidate 1:")[1].split("Candidate 2:")[0]
+            return "1" if "country" in first else "2"
+        return f"```sql\n{ALL}\n```"
+
+    ctx = Context(question="Which singers are from France?", db=Database(str(music_db)),
+                  models={"default": ScriptedModel(default=reply)},
+                  options={"linker": "full", "paths": False, "samples": 2, "max_actions": 1, "tie_break": tie_break,
+                           "vote_checks": False, "check_rewrites": False})
+    answer = run(ctx, "apex")
+    assert [c.source for c in answer.candidates] == ["explore", "direct"]
+    assert answer.sql == expected
+    assert ctx.trace.notes("selection")[0]["tie_break"] == tie_break

@@ -65,6 +65,10 @@ class ApexOptions(SelectionOptions, ExploreOptions, LinkOptions, LinkerChoice, T
     vote_checks: bool = Field(True, description="candidates whose result the exact checks flag (sanity, idle join, "
                                                 "question shape) do not vote while a working candidate without "
                                                 "findings exists (false: every candidate votes, as in the paper)")
+    tie_break: Literal["judge", "direct"] = Field("direct", description="a vote tie between result groups: "
+                                                                        "direct (the group holding the direct "
+                                                                        "framing's query, else the judge) or "
+                                                                        "judge (the paper's model selection)")
     selection: Literal["auto", "vote", "reward"] = Field("auto", description="reward: a reward model (role "
                                                                              "'reward', --model-for reward=SPEC) "
                                                                              "scores each result; vote: result "
@@ -88,7 +92,7 @@ def apex(ctx: Context, options: ApexOptions) -> Answer:
                    stages={"paths": options.paths, "tips": options.tips != 0, "exploration": options.exploration,
                            "explore_repair": options.explore_repair, "confirm_checks": options.confirm_checks,
                            "diverse_views": options.diverse_views, "check_rewrites": options.check_rewrites,
-                           "vote_checks": options.vote_checks,
+                           "vote_checks": options.vote_checks, "tie_break": options.tie_break,
                            "selection": options.selection})
     subset = _link(ctx, options)
     plan = _plan(ctx)
@@ -109,6 +113,7 @@ def apex(ctx: Context, options: ApexOptions) -> Answer:
             temperature = 0.0 if sample == 0 or (options.diverse_views and view != "linked") else SAMPLE_TEMPERATURE
             if view == "direct":
                 candidate = _generate(ctx, views[view], [], "", expert.role, sample, temperature)
+                candidate.source = "direct"
             elif options.exploration:
                 candidate = explore(ctx, views[view], tips=render_tips(tips), plan=paths.text or plan,
                                     role=expert.role, sample=sample, temperature=temperature, budget=budget,
@@ -250,11 +255,15 @@ def _select(ctx: Context, candidates: list[Candidate], names: list[str], options
     if options.vote_checks:
         candidates = _checked(ctx, candidates)
     use_reward = options.selection == "reward" or (options.selection == "auto" and has_reward_model(ctx))
+    by_direct = not use_reward and options.tie_break == "direct"
     voted = select(ctx, candidates, method=method, experts=names,
-                   options=options.model_copy(update={"judge": False}) if use_reward else options)
+                   options=options.model_copy(update={"judge": False}) if use_reward or by_direct else options)
     reward_model = ctx.model("reward").spec if use_reward else None
     if not use_reward:
-        ctx.trace.note("selection", method="vote", vote=method, judge=options.judge,
+        tie = "judge" if voted.judged else "none"
+        if by_direct and len(voted.vote.tied) > 1:
+            voted, tie = _break_tie(ctx, voted, options, len(candidates))
+        ctx.trace.note("selection", method="vote", vote=method, judge=options.judge, tie_break=tie,
                        reason="selection=vote" if options.selection == "vote" else
                        "no reward model (give one with --model-for reward=SPEC)")
         return voted
@@ -270,6 +279,25 @@ def _select(ctx: Context, candidates: list[Candidate], names: list[str], options
                    winner=group.representative.sql)
     return Selection(chosen=group.representative, confidence=confidence(voted.vote, candidates=len(candidates)),
                      vote=voted.vote)
+
+
+def _break_tie(ctx: Context, voted: Selection, options: ApexOptions, count: int) -> tuple[Selection, str]:
+    """`tie_break=direct`: the tied group holding the direct framing's query wins; without one, the judge (when
+    on) decides as usual. Returns the selection and how the tie was broken."""
+    from groundsql.selection import judge
+
+    tied = voted.vote.tied
+    group = next((g for g in tied if any(c.source == "direct" for c in g.candidates)), None)
+    how = "direct"
+    if group is None:
+        choice = judge(ctx, tied) if options.judge else None
+        if choice is None:
+            return voted, "unbroken"
+        group, how = tied[choice], "judge"
+    voted.vote.winner = group
+    return Selection(chosen=group.representative, confidence=confidence(voted.vote, judged=how == "judge",
+                                                                        candidates=count),
+                     vote=voted.vote, judged=how == "judge"), how
 
 
 def _link(ctx: Context, options: ApexOptions) -> SchemaSubset:

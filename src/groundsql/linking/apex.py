@@ -43,7 +43,7 @@ class ApexLinkOptions(PlanOptions, VerifyOptions, SynthesisOptions):
                                                                              "Selection' ablations)")
     prune_view: Literal["ddl", "names", "auto"] = Field("ddl", description="how pruning shows each table: ddl (the "
                                                                            "paper), names (one line of column "
-                                                                           "names, about a third of the tokens), "
+                                                                           "names, about half the tokens), "
                                                                            "auto (names above 100 tables)")
     semantic_linking: bool = Field(True, description="hypothesise each table's and column's role before "
                                                      "profiling (false: 'w/o Semantic Linking')")

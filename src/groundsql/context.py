@@ -26,7 +26,8 @@ The Context API, in full:
 - `on_step`: an optional listener for stages that report progress step by step (apex exploration);
   `on_provisional`: one for answers a preset announces before it has finished (`Context.provisional`).
 - `cache`: values computed once per question and shared by stages (`RunCache`: typed fields, no string keys).
-- `chat`, `query`, `try_query`: the only way stages call a model or the database; both are recorded on `trace`.
+- `chat`, `query`, `try_query`: the only way stages call a model or the database; both are announced on `trace`
+  when they start (`Trace.begin`) and recorded on it when they finish.
 """
 
 from __future__ import annotations
@@ -119,6 +120,7 @@ class Context:
     def chat(self, step: str, messages: list[Message], *, role: str = "generator", **options: Any) -> Completion:
         """Call the role's model and record the call (tokens, latency, prompt, outputs) on the trace."""
         model = self.model(role)
+        self.trace.begin("model", step, role=role, model=model.spec)
         started = time.perf_counter()
         try:
             completion = model.complete(messages, **options)
@@ -136,6 +138,7 @@ class Context:
 
     def query(self, sql: str, *, step: str, max_rows: int | None = None) -> Result:
         """Run `sql` through the guarded `Database.execute` and record it; errors propagate."""
+        self.trace.begin("query", step, sql=sql)
         started = time.perf_counter()
         try:
             result = self.db.execute(sql, max_rows=max_rows)

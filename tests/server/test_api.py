@@ -67,7 +67,8 @@ def test_ask_stream_sends_steps_then_the_answer(client) -> None:
                 kind = line[7:]
             elif line.startswith("data: "):
                 events.append((kind, json.loads(line[6:])))
-    events = [(k, d) for k, d in events if d.get("kind") != "note"]  # trace notes (catalog, knowledge) stream too
+    # trace notes (catalog, knowledge) stream too, and each model call and query is announced as it starts
+    events = [(k, d) for k, d in events if d.get("kind") != "note" and k != "running"]
     assert [k for k, _ in events] == ["step", "step", "answer"]
     assert [d["kind"] for _, d in events[:2]] == ["model", "query"] and events[1][1]["ok"] is True
     assert events[-1][1]["chart"]["mark"]["type"] == "line"
@@ -224,6 +225,7 @@ def test_a_question_past_its_time_limit_is_cancelled(demo_db: Path, tmp_path: Pa
         return "```sql\nSELECT order_id FROM orders WHERE 1 = 0\n```"  # empty: refine would ask again
 
     workspace = make_workspace(demo_db, tmp_path, model=ScriptedModel(default=slow), ask_timeout_s=0.3)
+    workspace.profile("shop")  # profiled beforehand: the time limit falls on the model call, not on profiling
     with TestClient(create_app(workspace)) as client:
         response = client.post("/v1/ask", json={"question": "orders?"})
         assert response.status_code == 504 and "cancelled" in response.json()["error"]["message"]

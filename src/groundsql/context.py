@@ -41,6 +41,7 @@ from groundsql.catalog import Catalog, Schema, introspect
 from groundsql.db import Database, Result
 from groundsql.errors import DatabaseError, ModelError
 from groundsql.models import Completion, Message, Model
+from groundsql.models.deadline import cancel_check
 from groundsql.options import Options, known_options, parse_options
 from groundsql.trace import ModelCall, QueryRun, Trace
 
@@ -123,7 +124,8 @@ class Context:
         self.trace.begin("model", step, role=role, model=model.spec)
         started = time.perf_counter()
         try:
-            completion = model.complete(messages, **options)
+            with cancel_check(self.trace.is_cancelled):
+                completion = model.complete(messages, **options)
         except ModelError as exc:
             self.trace.add(ModelCall(role=role, model=model.spec, step=step, prompt_tokens=0, completion_tokens=0,
                                      latency_s=time.perf_counter() - started, messages=messages, error=str(exc)))

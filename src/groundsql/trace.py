@@ -86,6 +86,10 @@ class Trace:
         what is running meanwhile.
         """
 
+    def is_cancelled(self) -> bool:
+        """Whether the run was cancelled (a watching caller's trace says so; a plain trace never is)."""
+        return False
+
     def note(self, step: str, **data: Any) -> None:
         self.add(Note(step=step, data=data))
 

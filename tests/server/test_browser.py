@@ -294,3 +294,36 @@ def test_progress_names_the_running_step_then_the_schema_and_trace_fit(browser, 
         assert ui.errors == [] and ui.external == []
         ui.close()
     workspace.close()
+
+
+def test_the_first_answer_shows_while_auto_checks_it(browser, demo_db: Path, tmp_path: Path) -> None:
+    import time as clock
+
+    from groundsql.models import ScriptedModel
+    from groundsql.server.testing import demo_reply
+
+    calls: list[int] = []
+
+    def slow_second(messages):
+        calls.append(1)
+        if len(calls) % 2 == 0:  # the second framing of each question takes a while
+            clock.sleep(3.0)
+        return demo_reply(messages)
+
+    workspace = make_workspace(demo_db, tmp_path, model=ScriptedModel(default=slow_second), preset="auto")
+    workspace.profile("shop")
+    with BackgroundServer(create_app(workspace)) as server:
+        page = Page(browser, server.url)
+        try:
+            page.page.fill("[data-testid=question]", "orders per month")
+            page.page.press("[data-testid=question]", "Enter")
+            turn = page.page.locator("[data-testid=turn]").nth(0)
+            first = turn.locator("[data-testid=provisional]")
+            first.wait_for(timeout=20_000)
+            assert "still checking" in first.inner_text() and "month" in first.inner_text()
+            turn.locator("[data-testid=result-table]").wait_for(timeout=30_000)
+            assert turn.locator("[data-testid=provisional]").count() == 0  # replaced by the checked answer
+            assert not page.errors
+        finally:
+            page.close()
+    workspace.close()

@@ -34,6 +34,8 @@ from groundsql.server.workspace import Workspace
 log = logging.getLogger("groundsql")
 STATIC = resources.files("groundsql.server").joinpath("static")
 STREAM_POLL_S = 0.25
+#: After the ask time limit, how long a cancelled run may take to stop and return its best answer so far.
+PARTIAL_GRACE_S = 15.0
 # The page talks to this server only; vega compiles its expressions with Function (hence 'unsafe-eval') and
 # vega-embed adds a style element.
 PAGE_POLICY = ("default-src 'self'; script-src 'self' 'unsafe-eval'; style-src 'self' 'unsafe-inline'; "
@@ -287,7 +289,11 @@ def create_app(workspace: Workspace, *, mcp: bool = True, host: str = "127.0.0.1
         try:
             return await asyncio.wait_for(asyncio.shield(future), timeout=options.ask_timeout_s)
         except asyncio.TimeoutError:
-            trace.cancelled.set()
+            trace.cancelled.set()  # the run stops at its next step and returns its best answer so far, if any
+            try:
+                return await asyncio.wait_for(asyncio.shield(future), timeout=PARTIAL_GRACE_S)
+            except (asyncio.TimeoutError, RunCancelled):
+                pass
             raise RunCancelled(f"the question took longer than {options.ask_timeout_s:g} s and was cancelled") \
                 from None
         except asyncio.CancelledError:  # the client went away
@@ -299,7 +305,9 @@ def create_app(workspace: Workspace, *, mcp: bool = True, host: str = "127.0.0.1
         loop = asyncio.get_running_loop()
         events: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
         trace = WatchedTrace(lambda step: loop.call_soon_threadsafe(events.put_nowait, ("step", step)),
-                             on_start=lambda now: loop.call_soon_threadsafe(events.put_nowait, ("running", now)))
+                             on_start=lambda now: loop.call_soon_threadsafe(events.put_nowait, ("running", now)),
+                             on_provisional=lambda first: loop.call_soon_threadsafe(
+                                 events.put_nowait, ("provisional", json.loads(json.dumps(first, default=json_safe)))))
 
         def work() -> None:
             try:
@@ -323,8 +331,10 @@ def create_app(workspace: Workspace, *, mcp: bool = True, host: str = "127.0.0.1
                         trace.cancelled.set()
                         log.info("client disconnected: run cancelled")
                         return
-                    if loop.time() > deadline:
-                        trace.cancelled.set()
+                    if loop.time() > deadline and not trace.cancelled.is_set():
+                        trace.cancelled.set()  # its best answer so far (if any) still arrives, marked partial
+                        deadline = loop.time() + PARTIAL_GRACE_S
+                    elif loop.time() > deadline:
                         yield sse("error", {"type": "RunCancelled", "message": "the question ran out of time"})
                         return
                     try:

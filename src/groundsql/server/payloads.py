@@ -20,14 +20,17 @@ NOTE_LIMIT = 2000  # characters of a note's data shown in a step
 
 
 class WatchedTrace(Trace):
-    """A trace that reports each event as it is added (`listener`) and each model call or query as it starts
-    (`on_start`, with `running_payload`), and stops the run (at its next step) once cancelled."""
+    """A trace that reports each event as it is added (`listener`), each model call or query as it starts
+    (`on_start`, with `running_payload`) and a preset's provisional answer (`on_provisional`), and stops the run
+    (at its next step) once cancelled."""
 
     def __init__(self, listener: Callable[[dict[str, Any]], None] | None = None,
-                 on_start: Callable[[dict[str, Any]], None] | None = None):
+                 on_start: Callable[[dict[str, Any]], None] | None = None,
+                 on_provisional: Callable[[dict[str, Any]], None] | None = None):
         super().__init__()
         self.listener = listener
         self.on_start = on_start
+        self.on_provisional = on_provisional  # a preset's first answer, before its checks have finished
         self.cancelled = threading.Event()
 
     def add(self, event: ModelCall | QueryRun | Note) -> None:
@@ -36,6 +39,9 @@ class WatchedTrace(Trace):
         super().add(event)
         if self.listener is not None:
             self.listener(step_payload(event))
+
+    def is_cancelled(self) -> bool:
+        return self.cancelled.is_set()
 
     def begin(self, kind: str, step: str, **info: Any) -> None:
         if self.cancelled.is_set():  # a cancelled run starts no further model call or query

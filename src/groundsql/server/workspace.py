@@ -267,6 +267,8 @@ class Workspace:
             folder = self.knowledge_folders.get(name)
             if folder is not None and folder.is_dir():  # a folder not created yet holds nothing to load
                 settings["knowledge"] = folder
+            if trace.on_provisional is not None:
+                settings["on_provisional"] = trace.on_provisional
             with self.gate.slot(trace.cancelled.is_set):
                 if trace.cancelled.is_set():
                     raise RunCancelled("the run was cancelled")

@@ -203,9 +203,27 @@ function stopRunning(card) {
   card.running = null;
 }
 
+// A first answer shown while the preset still checks it; the checked answer replaces it.
+function renderProvisional(card, first) {
+  if (card.provisional) card.provisional.remove();
+  const box = el("div", { class: "provisional", "data-testid": "provisional" },
+    el("div", { class: "badge mid", text: first.error ? "first attempt failed — still working…" : `first answer · ${first.row_count} row(s) — still checking…` }),
+    el("pre", { class: "provisional-sql", text: first.sql || "" }));
+  const columns = first.columns || [];
+  if (columns.length) {
+    const table = el("table", { class: "result" });
+    table.append(el("tr", {}, ...columns.map((c) => el("th", { text: c }))));
+    for (const row of (first.rows || []).slice(0, 10)) table.append(el("tr", {}, ...row.map((v) => el("td", { text: v === null ? "NULL" : String(v) }))));
+    box.append(table);
+  }
+  card.provisional = box;
+  card.status.before(box);
+}
+
 function renderAnswer(card, answer) {
   stopRunning(card);
   card.status.remove();
+  if (card.provisional) { card.provisional.remove(); card.provisional = null; }
   if (answer.turn && answer.turn.standalone && answer.turn.standalone !== answer.turn.question) {
     card.standalone.textContent = "Understood as: " + answer.turn.standalone;
   }
@@ -222,6 +240,8 @@ function renderAnswer(card, answer) {
   card.meta = el("div", { "data-testid": "answer-meta" }, badges);
   card.body.append(card.meta);
   if (answer.clarification) card.body.append(el("div", { class: "clarify", "data-testid": "clarification" }, el("b", { text: "A question back: " }), answer.clarification));
+  if (answer.partial) badges.append(el("span", { class: "badge low", "data-testid": "partial-badge", text: "best answer so far" }));
+  for (const note of answer.notes || []) card.meta.append(el("div", { class: "note", "data-testid": "note", text: note }));
   for (const warning of answer.warnings || []) card.meta.append(el("div", { class: "warning", "data-testid": "warning", text: warning }));
   if (answer.error) card.meta.append(el("div", { class: "error", "data-testid": "answer-error", text: "The query failed: " + answer.error }));
   renderSql(card, answer.sql);
@@ -355,6 +375,7 @@ async function ask(question) {
     await stream(`/v1/conversations/${state.conversation}/ask/stream`, { question }, (kind, data) => {
       if (kind === "running") startRunning(card, data);
       else if (kind === "step") addStep(card, data);
+      else if (kind === "provisional") renderProvisional(card, data);
       else if (kind === "answer") { answered = true; renderAnswer(card, data); }
       else if (kind === "error") { answered = true; stopRunning(card); card.status.remove(); card.body.append(el("div", { class: "error", "data-testid": "answer-error", text: data.message })); }
     });

@@ -43,8 +43,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     import groundsql
     from groundsql.demo import generate_demo_database
-    from groundsql.knowledge.store import write_demo_knowledge
     from groundsql.evaluation.scoring import Scorer
+    from groundsql.knowledge.store import write_demo_knowledge
     from groundsql.models import load_model
 
     model = load_model(args.model)

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from groundsql.answer import Answer
 from groundsql.catalog import Catalog
-from groundsql.context import Context, StepListener
+from groundsql.context import AnswerListener, Context
 from groundsql.db import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_S, Database
 from groundsql.errors import ConfigError
 from groundsql.inputs import check_evidence, check_question, check_samples
@@ -46,7 +46,7 @@ def ask(
     models: dict[str, Model | str] | None = None,
     trace: Trace | None = None,
     knowledge: str | Path | Knowledge | None = None,
-    on_step: StepListener | None = None,
+    on_provisional: AnswerListener | None = None,
 ) -> Answer:
     """Answer a natural-language question with SQL.
 
@@ -67,8 +67,8 @@ def ask(
         trace: the `Trace` to record the run on (a caller may watch it fill, or have recorded earlier steps).
         knowledge: a knowledge folder (rules, glossary, verified examples, documents, descriptions; see
             docs/knowledge.md) or a loaded `Knowledge`; None: the `<db file>.knowledge/` folder when there is one.
-        on_step: called as (event, data) while the run goes: ("provisional", {sql, columns, rows, …}) as soon as
-            the preset has an answer that later steps may replace, and the steps of presets that report them.
+        on_provisional: called with {stage, sql, columns, rows, row_count, error} as soon as the preset has an
+            answer that later steps may still replace (`auto`: its first candidate).
 
     Returns:
         The `Answer`: SQL, result, candidates, confidence and the trace of every call and query.
@@ -87,7 +87,7 @@ def ask(
     roles = {role: m if isinstance(m, Model) else load_model(m) for role, m in (models or {}).items()}
     ctx = Context(question=question, db=database, models={"default": chosen, **roles}, evidence=evidence,
                   samples=samples, options=validated, catalog=catalog if isinstance(catalog, Catalog) else None,
-                  knowledge=knowledge, trace=trace if trace is not None else Trace(), on_step=on_step)
+                  knowledge=knowledge, trace=trace if trace is not None else Trace(), on_provisional=on_provisional)
     if not (ctx.catalog.table_names if ctx.catalog is not None else ctx.schema.tables):
         raise ConfigError(f"{database.display} has no tables: there is nothing to ask about")
     return run(ctx, preset)

@@ -23,9 +23,11 @@ The Context API, in full:
   argument and pass it (or its fields) down: `repair(ctx, candidate, options=options)`.
 - Evaluation-only inputs, explicit: `gold_sql` (read after selection to learn expert weights), `db_id` (few-shot
   examples never come from it), `column_descriptions` (BIRD's per-database descriptions).
-- `on_step`: an optional listener for stages that report progress step by step (apex exploration).
+- `on_step`: an optional listener for stages that report progress step by step (apex exploration);
+  `on_provisional`: one for answers a preset announces before it has finished (`Context.provisional`).
 - `cache`: values computed once per question and shared by stages (`RunCache`: typed fields, no string keys).
-- `chat`, `query`, `try_query`: the only way stages call a model or the database; both are recorded on `trace`.
+- `chat`, `query`, `try_query`: the only way stages call a model or the database; both are announced on `trace`
+  when they start (`Trace.begin`) and recorded on it when they finish.
 """
 
 from __future__ import annotations
@@ -39,19 +41,20 @@ from groundsql.catalog import Catalog, Schema, introspect
 from groundsql.db import Database, Result
 from groundsql.errors import DatabaseError, ModelError
 from groundsql.models import Completion, Message, Model
+from groundsql.models.deadline import cancel_check
 from groundsql.options import Options, known_options, parse_options
 from groundsql.trace import ModelCall, QueryRun, Trace
 
 if TYPE_CHECKING:
-    from groundsql.answer import Candidate
     from groundsql.catalog.joins import JoinGraph
     from groundsql.catalog.values import ValueIndex, ValueMatch
 
 OptionsT = TypeVar("OptionsT", bound=Options)
 
-#: Receives (event, data) after each step of a stage that reports progress, and ("provisional", data) when a
-#: preset has an answer that later steps may still replace.
+#: Receives (event, data) after each step of a stage that reports progress.
 StepListener = Callable[[str, dict], None]
+#: Receives a provisional answer ({stage, sql, columns, rows, row_count, error}) that later steps may replace.
+AnswerListener = Callable[[dict], None]
 #: Rows of a provisional answer passed to the listener (the rest arrive with the final answer).
 PROVISIONAL_ROWS = 50
 
@@ -90,6 +93,7 @@ class Context:
     db_id: str | None = None  # evaluation only: the benchmark's database id (few-shot never draws from it)
     column_descriptions: dict[str, dict[str, str]] | None = None  # table → column → description (BIRD)
     on_step: StepListener | None = None
+    on_provisional: AnswerListener | None = None
     cache: RunCache = field(default_factory=RunCache)
     _schema: Schema | None = None
 
@@ -117,9 +121,11 @@ class Context:
     def chat(self, step: str, messages: list[Message], *, role: str = "generator", **options: Any) -> Completion:
         """Call the role's model and record the call (tokens, latency, prompt, outputs) on the trace."""
         model = self.model(role)
+        self.trace.begin("model", step, role=role, model=model.spec)
         started = time.perf_counter()
         try:
-            completion = model.complete(messages, **options)
+            with cancel_check(self.trace.is_cancelled):
+                completion = model.complete(messages, **options)
         except ModelError as exc:
             self.trace.add(ModelCall(role=role, model=model.spec, step=step, prompt_tokens=0, completion_tokens=0,
                                      latency_s=time.perf_counter() - started, messages=messages, error=str(exc)))
@@ -134,6 +140,7 @@ class Context:
 
     def query(self, sql: str, *, step: str, max_rows: int | None = None) -> Result:
         """Run `sql` through the guarded `Database.execute` and record it; errors propagate."""
+        self.trace.begin("query", step, sql=sql)
         started = time.perf_counter()
         try:
             result = self.db.execute(sql, max_rows=max_rows)
@@ -144,18 +151,18 @@ class Context:
         self.trace.add(QueryRun(sql=sql, step=step, ok=True, elapsed_s=result.elapsed_s, row_count=result.row_count))
         return result
 
-    def provisional(self, candidate: Candidate, *, stage: str) -> None:
-        """Announce an answer that later steps may replace: noted on the trace (the best answer so far when a run
-        is cut off) and passed to `on_step` as ("provisional", {stage, sql, columns, rows, row_count, error})."""
+    def provisional(self, candidate: Any, *, stage: str) -> None:
+        """Announce an answer (a `groundsql.answer.Candidate`) that later steps may replace: noted on the trace (the best answer so far when a run
+        is cut off) and passed to `on_provisional` as {stage, sql, columns, rows, row_count, error}."""
         result = candidate.result
         data: dict[str, Any] = {"stage": stage, "sql": candidate.sql, "error": candidate.error,
                                 "columns": list(result.columns) if result is not None else [],
                                 "row_count": result.row_count if result is not None else 0}
         self.trace.note("provisional", **data)
         self.cache.provisional = candidate
-        if self.on_step is not None:
+        if self.on_provisional is not None:
             rows = [list(row) for row in result.rows[:PROVISIONAL_ROWS]] if result is not None else []
-            self.on_step("provisional", data | {"rows": rows})
+            self.on_provisional(data | {"rows": rows})
 
     def try_query(self, sql: str, *, step: str, max_rows: int | None = None) -> tuple[Result | None, str | None]:
         """Like `query`, but returns (result, None) or (None, error message)."""

@@ -103,12 +103,20 @@ class ConversationStore:
         return Conversation(id=row["id"], database=row["database"], created_at=row["created_at"],
                             title=row["title"], turns=[_turn(t) for t in turns])
 
-    def recent(self, limit: int = 20) -> list[dict[str, Any]]:
+    def recent(self, limit: int = 20, *, database: str | None = None, min_turns: int = 0) -> list[dict[str, Any]]:
+        """The latest conversations, newest first: id, created_at, database, title, turns.
+
+        Args:
+            limit: at most this many.
+            database: only the conversations about this database (the name they were created with).
+            min_turns: only those with at least this many turns (1 hides conversations never asked anything).
+        """
+        where, params = ("WHERE c.database = ?", [database]) if database is not None else ("", [])
         with self._connect() as conn:
             rows = conn.execute(
                 "SELECT c.id, c.created_at, c.database, c.title, count(t.id) AS turns FROM conversations c "
-                "LEFT JOIN conversation_turns t ON t.conversation_id = c.id GROUP BY c.id "
-                "ORDER BY c.created_at DESC LIMIT ?", (limit,)).fetchall()
+                f"LEFT JOIN conversation_turns t ON t.conversation_id = c.id {where} GROUP BY c.id "
+                "HAVING count(t.id) >= ? ORDER BY c.created_at DESC LIMIT ?", (*params, min_turns, limit)).fetchall()
         return [dict(r) for r in rows]
 
     def add_turn(self, conversation: Conversation, turn: Turn) -> Turn:
@@ -139,6 +147,8 @@ def standalone_question(turns: list[Turn], question: str, model: Model, *, diale
     prompt = render("rewrite_followup", dialect=dialect_name(dialect),
                     history=_history_text(turns[-options.history_turns:], options.preview_rows), question=question)
     messages = [{"role": "user", "content": prompt}]
+    if trace is not None:
+        trace.begin("model", "rewrite_followup", role="generator", model=model.spec)
     started = time.perf_counter()
     try:
         completion = model.complete(messages, temperature=0.0, max_tokens=options.rewrite_max_tokens)

@@ -79,6 +79,17 @@ class Trace:
         with self._lock:
             self._events.append(event)
 
+    def begin(self, kind: str, step: str, **info: Any) -> None:
+        """Announce that a model call (`kind` "model") or a query ("query") of `step` starts now; records nothing.
+
+        The event itself is added when it finishes; a watcher (the server's progress stream) overrides this to show
+        what is running meanwhile.
+        """
+
+    def is_cancelled(self) -> bool:
+        """Whether the run was cancelled (a watching caller's trace says so; a plain trace never is)."""
+        return False
+
     def note(self, step: str, **data: Any) -> None:
         self.add(Note(step=step, data=data))
 

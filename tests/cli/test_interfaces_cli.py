@@ -66,6 +66,30 @@ def test_chat_holds_a_conversation_and_resumes(demo_db: Path, scripted) -> None:
     assert "1. How many customers per region?" in resumed.output
 
 
+@pytest.mark.integration
+def test_chat_list_shows_only_this_databases_conversations_with_turns(demo_db: Path, music_db: Path,
+                                                                       scripted) -> None:
+    runner = CliRunner()
+    asked = runner.invoke(cli, ["chat", "--db", str(demo_db)], input="How many customers per region?\n\\q\n")
+    assert asked.exit_code == 0, asked.output
+    for db in (demo_db, music_db):  # opened and left without a question: 0 turns
+        assert runner.invoke(cli, ["chat", "--db", str(db)], input="\\q\n").exit_code == 0
+    assert runner.invoke(cli, ["chat", "--db", str(music_db)], input="How many singers?\n\\q\n").exit_code == 0
+    shop = runner.invoke(cli, ["chat", "--db", str(demo_db), "--list"])
+    assert shop.exit_code == 0, shop.output
+    lines = shop.stdout.splitlines()
+    assert len(lines) == 1 and "1 turn(s)" in lines[0] and str(demo_db) in lines[0]
+    assert "How many customers per region?" in lines[0]
+    music = runner.invoke(cli, ["chat", "--db", str(music_db), "--list"]).stdout.splitlines()
+    assert len(music) == 1 and str(music_db) in music[0] and "How many singers?" in music[0]
+    empty = music_db.parent / "empty.sqlite"
+    import sqlite3
+
+    sqlite3.connect(empty).execute("CREATE TABLE t (x INTEGER)").connection.close()
+    none = runner.invoke(cli, ["chat", "--db", str(empty), "--list"])
+    assert none.exit_code == 0 and none.stdout == "" and "no conversations about" in none.stderr
+
+
 @pytest.mark.unit
 def test_serve_refuses_a_public_bind_without_a_token(demo_db: Path, monkeypatch) -> None:
     monkeypatch.delenv("GROUNDSQL_API_TOKEN", raising=False)

@@ -161,12 +161,12 @@ def test_cli_model_for_is_parsed_and_refuses_a_malformed_pair(music_db: Path) ->
 
 @pytest.mark.integration
 def test_a_model_failure_after_the_first_answer_returns_it_marked_partial(music_db: Path) -> None:
-    seen: list[tuple[str, dict]] = []
+    seen: list[dict] = []
     model = ScriptedModel([COUNT_FRANCE])  # the second call finds no reply: a model error
     answer = ask("How many singers are from France?", str(music_db), model=model, preset="auto",
-                 on_step=lambda event, data: seen.append((event, data)))
+                 on_provisional=seen.append)
     assert answer.partial and answer.result.rows == [(2,)] and answer.to_dict()["partial"] is True
     assert any("best answer so far" in n for n in answer.notes)
-    assert seen[0][0] == "provisional" and seen[0][1]["rows"] == [[2]]
+    assert seen[0]["stage"] == "direct" and seen[0]["rows"] == [[2]]
     with pytest.raises(Exception, match="no scripted reply"):
         ask("How many singers are from France?", str(music_db), model=ScriptedModel([]), preset="auto")

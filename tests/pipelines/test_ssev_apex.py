@@ -104,12 +104,14 @@ def test_apex_explores_and_votes(music_db):
     model = _apex_model()
     seen = []
     ctx = Context(question="Which singers are from France?", db=Database(str(music_db)), models={"default": model},
-                  options={"linker": "full"}, on_step=lambda event, data: seen.append(data["action"]))
+                  options={"linker": "full", "diverse_views": False},  # two explorations of the same prompt
+                  on_step=lambda event, data: seen.append(data["action"]) if event == "explore_step" else None)
     answer = run(ctx, "apex")
     assert sorted(answer.result.rows) == [("Ann",), ("Joe",)]
     assert len(answer.candidates) == 2 and answer.confidence == 1.0
     assert seen == ["EXPLORE", "SQL", "CONFIRM", "SQL", "CONFIRM"]
-    assert answer.stages == {"exploration": FRENCH, "repaired": FRENCH, "vote": answer.sql}
+    assert ctx.cache.provisional is not None  # the first working answer was announced while the rest ran
+    assert answer.stages == {"exploration": FRENCH, "repaired": FRENCH, "rewritten": FRENCH, "vote": answer.sql}
     tips = ctx.trace.notes("tips")[0]["ids"]
     assert tips[:4] == ["OC01", "SG01", "SY01", "PF01"] and "SM03" in tips
     prompt = next(c for c in model.calls if "Every reply is exactly one of" in c["messages"][0]["content"])["messages"][1]["content"]
@@ -182,7 +184,8 @@ def test_cli_ask_verbose_shows_the_exploration_steps(music_db, monkeypatch, capl
     monkeypatch.setattr(commands, "load_model", lambda spec: _apex_model())
     try:
         result = CliRunner().invoke(cli, ["ask", "Which singers are from France?", "--db", str(music_db),
-                                          "--preset", "apex", "--linker", "full", "--no-record", *flags],
+                                          "--preset", "apex", "--linker", "full", "--no-record",
+                                          "--option", "diverse_views=false", *flags],
                                     catch_exceptions=False)
     finally:
         logging.getLogger("groundsql").setLevel(logging.WARNING)
@@ -202,9 +205,9 @@ def test_apex_repairs_a_trajectory_that_ends_in_an_error(music_db):
     }))
     ctx = Context(question="Which singers are from France?", db=Database(str(music_db)), models={"default": model},
                   options={"linker": "full", "max_actions": 1,  # one action: each trajectory ends in the error
-                           "tree_repair": False})  # the model's repair is tested here (tree repair would fix it)
+                           "tree_repair": False, "diverse_views": False})  # the model's repair is tested here (tree repair would fix it)
     answer = run(ctx, "apex")
-    assert answer.stages == {"exploration": broken, "repaired": FRENCH, "vote": FRENCH}
+    assert answer.stages == {"exploration": broken, "repaired": FRENCH, "rewritten": FRENCH, "vote": FRENCH}
     assert all(c.ok for c in answer.candidates) and answer.confidence == 1.0
     prompts = ["\n".join(m["content"] for m in call["messages"]) for call in model.calls]
     repair = next(text for text in prompts if "This query was written for the question" in text)
@@ -218,4 +221,15 @@ def test_apex_repairs_a_trajectory_that_ends_in_an_error(music_db):
                              "Every reply is exactly one of": [f"[SQL]\n```sql\n{broken}\n```"] * 2}))},
                          options={"linker": "full", "max_actions": 1, "repair_rounds": 0})
     answer = run(unrepaired, "apex")
-    assert "repaired" not in answer.stages and not answer.candidates[0].ok
+    # no model repair, but the tree repair runs inside apex whatever repair_rounds says: the misplaced
+    # qualifier is fixed without a model call, in the trajectory (explore_repair) and nowhere a `refine` step
+    assert answer.candidates[0].ok and answer.stages["repaired"] == answer.candidates[0].sql
+    assert "refine" not in [e.step for e in unrepaired.trace.events if e.kind == "model"]
+    assert unrepaired.trace.notes("explore_repair")
+
+    untouched = Context(question="Which singers are from France?", db=Database(str(music_db)),
+                        models={"default": ScriptedModel(default=_replier({
+                            "Every reply is exactly one of": [f"[SQL]\n```sql\n{broken}\n```"] * 2}))},
+                        options={"linker": "full", "max_actions": 1, "repair_rounds": 0, "tree_repair": False})
+    answer = run(untouched, "apex")
+    assert not answer.candidates[0].ok and answer.stages["repaired"] == broken

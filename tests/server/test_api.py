@@ -67,10 +67,55 @@ def test_ask_stream_sends_steps_then_the_answer(client) -> None:
                 kind = line[7:]
             elif line.startswith("data: "):
                 events.append((kind, json.loads(line[6:])))
-    events = [(k, d) for k, d in events if d.get("kind") != "note"]  # trace notes (catalog, knowledge) stream too
+    # trace notes (catalog, knowledge) stream too, and each model call and query is announced as it starts
+    events = [(k, d) for k, d in events if d.get("kind") != "note" and k != "running"]
     assert [k for k, _ in events] == ["step", "step", "answer"]
     assert [d["kind"] for _, d in events[:2]] == ["model", "query"] and events[1][1]["ok"] is True
     assert events[-1][1]["chart"]["mark"]["type"] == "line"
+
+
+def test_ask_stream_shows_the_first_answer_before_the_checked_one(client) -> None:
+    events = []
+    with client.stream("POST", "/v1/ask/stream", json={"question": "orders per month", "preset": "auto"}) as response:
+        kind = None
+        for line in response.iter_lines():
+            if line.startswith("event: "):
+                kind = line[7:]
+            elif line.startswith("data: "):
+                events.append((kind, json.loads(line[6:])))
+    kinds = [k for k, _ in events]
+    assert "provisional" in kinds and kinds.index("provisional") < kinds.index("answer")
+    first = next(d for k, d in events if k == "provisional")
+    assert first["stage"] == "direct" and first["columns"] == ["month", "orders"] and first["rows"]
+    model_calls = [i for i, (k, d) in enumerate(events) if k == "step" and d.get("kind") == "model"]
+    assert kinds.index("provisional") < model_calls[-1]  # shown while the second framing was still to come
+
+
+def test_a_question_past_its_time_limit_returns_its_best_answer_so_far(demo_db: Path, tmp_path: Path) -> None:
+    from fastapi.testclient import TestClient
+
+    from groundsql.models import ScriptedModel
+    from groundsql.server.testing import demo_reply
+
+    calls: list[int] = []
+
+    def first_fast_then_slow(messages):
+        calls.append(1)
+        if len(calls) > 1:
+            time.sleep(2.0)
+        return demo_reply(messages)
+
+    workspace = make_workspace(demo_db, tmp_path, model=ScriptedModel(default=first_fast_then_slow),
+                               ask_timeout_s=0.8)
+    workspace.profile("shop")
+    with TestClient(create_app(workspace)) as client:
+        response = client.post("/v1/ask", json={"question": "orders per month", "preset": "auto"})
+        assert response.status_code == 200, response.text
+        body = response.json()
+        assert body["partial"] is True and body["columns"] == ["month", "orders"] and body["run_id"]
+        assert any("best answer so far" in note for note in body["notes"])
+        stored = client.get(f"/v1/runs/{body['run_id']}").json()
+        assert stored["sql"] == body["sql"]
 
 
 def test_sql_endpoint_runs_through_the_guard(client) -> None:
@@ -224,6 +269,7 @@ def test_a_question_past_its_time_limit_is_cancelled(demo_db: Path, tmp_path: Pa
         return "```sql\nSELECT order_id FROM orders WHERE 1 = 0\n```"  # empty: refine would ask again
 
     workspace = make_workspace(demo_db, tmp_path, model=ScriptedModel(default=slow), ask_timeout_s=0.3)
+    workspace.profile("shop")  # profiled beforehand: the time limit falls on the model call, not on profiling
     with TestClient(create_app(workspace)) as client:
         response = client.post("/v1/ask", json={"question": "orders?"})
         assert response.status_code == 504 and "cancelled" in response.json()["error"]["message"]

@@ -96,6 +96,7 @@ def test_ask_follow_up_edit_sql_chart_and_csv(browser, demo_server, tmp_path: Pa
         "Understood as: How many customers are there in each country?"
     assert second.locator("[data-testid=result-table] th").first.inner_text() == "country"
 
+    assert second.locator("[data-testid=run-badge]").count() == 1  # the model's answer: its run, its calls
     edited = ("SELECT r.country, COUNT(*) AS n FROM customers AS c JOIN regions AS r ON r.region_id = c.region_id "
               "GROUP BY r.country ORDER BY n")
     second.locator("[data-testid=sql]").fill(edited)
@@ -103,6 +104,11 @@ def test_ask_follow_up_edit_sql_chart_and_csv(browser, demo_server, tmp_path: Pa
     from playwright.sync_api import expect
 
     expect(second.locator("[data-testid=result-table] th")).to_have_text(["country", "n"])  # the re-run's table
+    # the badges now describe the edited statement's run, not the model's answer
+    meta = second.locator("[data-testid=answer-meta]")
+    expect(meta.locator("[data-testid=edited-badge]")).to_have_text("your edited SQL")
+    assert "0 model calls" in meta.inner_text() and "model call(s)" not in meta.inner_text()
+    assert meta.locator("[data-testid=confidence], [data-testid=run-badge]").count() == 0
     second.locator("[data-testid=result-table] th").nth(1).click()  # sort by n, ascending
     counts = [int(v) for v in second.locator("[data-testid=result-table] tbody td.num").all_inner_texts()]
     assert counts == sorted(counts)
@@ -118,7 +124,12 @@ def test_ask_follow_up_edit_sql_chart_and_csv(browser, demo_server, tmp_path: Pa
     refused = ui.page.locator("[data-testid=turn]").nth(1)
     refused.locator("[data-testid=sql]").fill("DELETE FROM orders")
     refused.locator("[data-testid=run-sql]").click()
-    assert "refused" in refused.locator("[data-testid=sql-error]").inner_text()
+    expect(refused.locator("[data-testid=sql-error]")).to_contain_text("refused")
+    # the refusal is shown beside the earlier result, which stays: its table, its chart, its badges
+    assert "still the last one that ran" in refused.locator("[data-testid=sql-error]").inner_text()
+    assert refused.locator("[data-testid=result-table] th").all_inner_texts()[0] == "country"
+    assert refused.locator("[data-testid=chart] svg").count() >= 1
+    assert refused.locator("[data-testid=edited-badge]").count() == 1
     ui.errors = [e for e in ui.errors if "400" not in e]  # the refused statement's HTTP 400, on purpose
     assert ui.errors == [] and ui.external == []
     ui.close()
@@ -213,6 +224,108 @@ def test_page_asks_for_the_token_when_the_api_needs_one(browser, demo_db: Path, 
         page.press("[data-testid=question]", "Enter")
         page.locator("[data-testid=result-table]").wait_for()
         context.close()
+    workspace.close()
+
+
+def test_empty_and_too_long_questions_say_what_is_wrong(browser, demo_server) -> None:
+    from playwright.sync_api import expect
+
+    from groundsql.inputs import MAX_QUESTION_CHARS
+
+    ui = Page(browser, demo_server.url)
+    api_calls: list[str] = []
+    ui.page.on("request", lambda r: api_calls.append(r.url) if "/v1/" in r.url else None)
+    for blank in ("", "   \n  "):
+        ui.page.fill("[data-testid=question]", blank)
+        ui.page.press("[data-testid=question]", "Enter")
+        expect(ui.page.locator("[data-testid=ask-hint]")).to_have_text("Type a question first.")
+        assert ui.page.locator("[data-testid=turn]").count() == 0 and api_calls == []  # nothing else happens
+    ui.page.fill("[data-testid=question]", "How")
+    expect(ui.page.locator("[data-testid=ask-hint]")).to_be_hidden()  # typing clears the hint
+
+    ui.page.fill("[data-testid=question]", "y" * (MAX_QUESTION_CHARS + 1))
+    ui.page.press("[data-testid=question]", "Enter")
+    error = ui.page.locator("[data-testid=turn] [data-testid=answer-error]")
+    expect(error).to_have_text(f"question: the question is {MAX_QUESTION_CHARS + 1:,} characters long; "
+                               f"the limit is {MAX_QUESTION_CHARS:,}")
+    ui.page.click("[data-testid=new-conversation]")
+    first = ui.ask("How many customers per region?", 1)  # the page still works after the refusal
+    assert first.locator("[data-testid=result-table] th").first.inner_text() == "region_name"
+    ui.errors = [e for e in ui.errors if "422" not in e]  # the refused question's HTTP 422, on purpose
+    assert ui.errors == [] and ui.external == []
+    ui.close()
+
+
+def test_progress_names_the_running_step_then_the_schema_and_trace_fit(browser, demo_db: Path,
+                                                                        tmp_path: Path) -> None:
+    """A slow model call: the progress line names the step running now (not the last finished one); the ask
+    profiles the database, so the schema panel stops saying "Not profiled yet"; long trace lines wrap."""
+    import threading
+
+    from playwright.sync_api import expect
+
+    from groundsql.models import ScriptedModel
+
+    release = threading.Event()
+    literal = "z" * 400  # one long unbreakable word in the SQL and so in the trace
+
+    def slow(messages):
+        release.wait(60)
+        return f"```sql\nSELECT COUNT(*) AS customers FROM customers WHERE email <> '{literal}'\n```"
+
+    workspace = make_workspace(demo_db, tmp_path, model=ScriptedModel(default=slow), preset="baseline")
+    with BackgroundServer(create_app(workspace)) as server:
+        ui = Page(browser, server.url)
+        expect(ui.page.locator("[data-testid=not-profiled]")).to_be_visible()
+        ui.page.fill("[data-testid=question]", "How many customers are there?")
+        ui.page.press("[data-testid=question]", "Enter")
+        status = ui.page.locator("[data-testid=turn] [data-testid=status]")
+        expect(status).to_contain_text("running generate: model call scripted:scripted", timeout=30_000)
+        expect(status).to_contain_text(" s")  # the seconds count while the call runs
+        assert "knowledge" not in status.inner_text()  # not a step that has finished
+        release.set()
+        turn = ui.page.locator("[data-testid=turn]").first
+        turn.locator("[data-testid=result-table]").wait_for()
+        expect(ui.page.locator("[data-testid=not-profiled]")).to_have_count(0)  # the schema panel reloaded
+        assert "rows" in ui.page.locator("[data-testid=schema] details[data-table=customers] summary").inner_text()
+        turn.locator("[data-testid=trace] summary").click()
+        assert literal in turn.locator("[data-testid=trace]").inner_text()
+        assert turn.evaluate("node => node.scrollWidth <= node.clientWidth")  # the long line wraps in the card
+        assert ui.errors == [] and ui.external == []
+        ui.close()
+    workspace.close()
+
+
+def test_the_first_answer_shows_while_auto_checks_it(browser, demo_db: Path, tmp_path: Path) -> None:
+    import time as clock
+
+    from groundsql.models import ScriptedModel
+    from groundsql.server.testing import demo_reply
+
+    calls: list[int] = []
+
+    def slow_second(messages):
+        calls.append(1)
+        if len(calls) % 2 == 0:  # the second framing of each question takes a while
+            clock.sleep(3.0)
+        return demo_reply(messages)
+
+    workspace = make_workspace(demo_db, tmp_path, model=ScriptedModel(default=slow_second), preset="auto")
+    workspace.profile("shop")
+    with BackgroundServer(create_app(workspace)) as server:
+        page = Page(browser, server.url)
+        try:
+            page.page.fill("[data-testid=question]", "orders per month")
+            page.page.press("[data-testid=question]", "Enter")
+            turn = page.page.locator("[data-testid=turn]").nth(0)
+            first = turn.locator("[data-testid=provisional]")
+            first.wait_for(timeout=20_000)
+            assert "still checking" in first.inner_text() and "month" in first.inner_text()
+            turn.locator("[data-testid=result-table]").wait_for(timeout=30_000)
+            assert turn.locator("[data-testid=provisional]").count() == 0  # replaced by the checked answer
+            assert not page.errors
+        finally:
+            page.close()
     workspace.close()
 
 

@@ -40,6 +40,7 @@ def _slow_empty_model(calls: list[float], delay_s: float) -> ScriptedModel:
 def test_client_disconnect_cancels_the_run(demo_db: Path, tmp_path: Path) -> None:
     calls: list[float] = []
     workspace = make_workspace(demo_db, tmp_path, model=_slow_empty_model(calls, 1.0))
+    workspace.profile("shop")  # profiled beforehand: the client leaves during the model call, not profiling
     with BackgroundServer(create_app(workspace)) as server, httpx.Client(timeout=10) as http:
         with http.stream("POST", server.url + "/v1/ask/stream", json={"question": "orders?"}) as response:
             assert response.status_code == 200

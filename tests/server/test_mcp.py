@@ -142,3 +142,71 @@ def test_serve_also_answers_mcp_at_slash_mcp(live_server) -> None:
             await _explore(client)
 
     run_async(main)
+
+
+def _leaves(error: BaseException) -> list[BaseException]:
+    """The exceptions inside (nested) exception groups: the SDK's client raises its errors inside task groups."""
+    inner = getattr(error, "exceptions", None)  # BaseExceptionGroup (a backport's on Python 3.10)
+    return [leaf for child in inner for leaf in _leaves(child)] if isinstance(inner, tuple) else [error]
+
+
+def test_the_documented_token_snippet_and_a_wrong_token(demo_db: Path, tmp_path: Path) -> None:
+    """docs/server.md's Python snippet (the official SDK client with a bearer header) lists the tables of a server
+    that needs a token; without the token, or with a wrong one, the client's error says what is missing."""
+    import re
+    import subprocess
+
+    import httpx2
+    from mcp import MCPError
+    from mcp.client.streamable_http import streamable_http_client
+
+    from groundsql.server.app import create_app
+
+    from .conftest import make_workspace
+
+    snippet = re.search(r"```python\n(.*?)```", (Path(__file__).resolve().parents[2] / "docs" / "server.md")
+                        .read_text(), re.S).group(1)
+    assert "GROUNDSQL_API_TOKEN" in snippet and "streamable_http_client" in snippet
+    workspace = make_workspace(demo_db, tmp_path, api_token="doc-token-42")
+    try:
+        with BackgroundServer(create_app(workspace)) as server:
+            run = subprocess.run([sys.executable, "-c", snippet.replace("http://127.0.0.1:8000", server.url)],
+                                 env={**os.environ, "GROUNDSQL_API_TOKEN": "doc-token-42"}, capture_output=True,
+                                 text=True, timeout=120)
+            assert run.returncode == 0, run.stderr
+            assert "'orders'" in run.stdout and "'customers'" in run.stdout
+
+            async def connect(headers: dict[str, str]) -> None:
+                async with httpx2.AsyncClient(headers=headers) as http, \
+                        Client(streamable_http_client(server.url + "/mcp", http_client=http)) as client:
+                    await client.list_tools()
+
+            for headers in ({}, {"Authorization": "Bearer wrong-token"}):
+                with pytest.raises(BaseException) as raised:
+                    run_async(lambda headers=headers: connect(headers))
+                errors = [e for e in _leaves(raised.value) if isinstance(e, MCPError)]
+                assert len(errors) == 1, raised.value
+                assert str(errors[0].error.message) == ("unauthorized: a valid bearer token is required "
+                                                        "(Authorization: Bearer $GROUNDSQL_API_TOKEN)")
+    finally:
+        workspace.close()
+
+
+def test_list_tables_counts_rows_the_same_over_serve_and_stdio(live_server, workspace, demo_db: Path) -> None:
+    """After a question (which profiles the database), serve's /mcp and a fresh stdio server give the same row
+    counts: the ones the database holds."""
+    import httpx
+
+    assert httpx.post(live_server.url + "/v1/ask", json={"question": "How many customers per region?"},
+                      timeout=60).status_code == 200
+    counts = {t: workspace.run_sql(f"SELECT COUNT(*) FROM {t}")["rows"][0][0] for t in ("customers", "orders")}
+
+    async def rows(target) -> dict[str, int | None]:
+        async with Client(target) as client:
+            tables = (await client.call_tool("list_tables", {})).structured_content["tables"]
+            return {t["name"]: t["row_count"] for t in tables}
+
+    over_serve = run_async(lambda: rows(live_server.url + "/mcp"))
+    over_stdio = run_async(lambda: rows(_stdio(demo_db)))
+    assert over_serve == over_stdio
+    assert {t: over_serve[t] for t in counts} == counts

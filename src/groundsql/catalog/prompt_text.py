@@ -30,6 +30,10 @@ MAX_LEVEL = 3
 Linked = Mapping[str, Iterable[str]] | Iterable[str] | None
 
 
+#: A column with more distinct values than those shown plus this many is described by its count, not a sample.
+MAX_HIDDEN_VALUES = 30
+
+
 def estimate_tokens(text: str) -> int:
     """A conservative token estimate that needs no tokenizer."""
     return math.ceil(len(text) / CHARS_PER_TOKEN) if text else 0
@@ -263,8 +267,10 @@ def _stats(column: ColumnProfile, n_values: int, samples: bool = True) -> str:
     if kind == T.METRIC and column.min is not None:
         return f"range {_fmt(column.min)}..{_fmt(column.max)}"
     if column.top_values:
-        more = f" (+{column.distinct_count - n_values} more)" if column.distinct_count and \
-            column.distinct_count > n_values else ""
+        hidden = column.distinct_count - n_values if column.distinct_count else 0
+        if hidden > MAX_HIDDEN_VALUES:  # five of sixty addresses say little; the value index finds the asked ones
+            return f"{column.distinct_count} distinct values"
+        more = f" (+{hidden} more)" if hidden > 0 else ""
         return "values " + ", ".join(_literal(v.value) for v in column.top_values[:n_values]) + more
     if samples and column.sample_values and kind != T.IDENTIFIER:
         return "e.g. " + ", ".join(_literal(v) for v in column.sample_values[: min(2, n_values)])

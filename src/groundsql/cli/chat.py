@@ -20,7 +20,8 @@ HELP_TEXT = "Type a question; follow-ups build on earlier answers. Commands: \\n
               help="Pipeline to run for each question.")
 @click.option("--resume", "resume_id", default=None, metavar="ID",
               help="Continue a stored conversation (ids: `groundsql chat --list`).")
-@click.option("--list", "list_only", is_flag=True, help="List recent conversations and exit.")
+@click.option("--list", "list_only", is_flag=True,
+              help="List recent conversations about --db (those with at least one turn) and exit.")
 @click.option("--catalog/--no-catalog", "use_catalog", default=True, show_default=True,
               help="Show the model the database's catalog: the cached one, else profiled once (no model calls).")
 def chat(db_url, model_spec, preset, resume_id, list_only, use_catalog):
@@ -35,12 +36,17 @@ def chat(db_url, model_spec, preset, resume_id, list_only, use_catalog):
     """
     from groundsql.api import connect
     from groundsql.conversations import ConversationStore, ask_in_conversation
+    from groundsql.db import parse_target
     from groundsql.models import load_model
 
     store = ConversationStore()
-    if list_only:
-        for row in store.recent(20):
+    if list_only:  # conversations are stored under the database's display name; no connection needed
+        display = parse_target(db_url).display
+        rows = store.recent(20, database=display, min_turns=1)
+        for row in rows:
             click.echo(f"{row['id']}  {row['turns']} turn(s)  {row['database']}  {row['title'] or ''}")
+        if not rows:
+            click.echo(f"no conversations about {display} yet", err=True)
         return
     db = connect(db_url)
     model = load_model(model_spec)

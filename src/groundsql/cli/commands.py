@@ -117,7 +117,7 @@ def ask(question, question_file, db_url, model_spec, preset, evidence, samples, 
         catalog = catalog_with_progress(db, quiet=as_json)
     answer = ask_question(question, db, model=model, preset=preset, evidence=evidence, samples=samples,
                           options=options, catalog=catalog, models=roles, knowledge=knowledge_dir,
-                          on_step=None if as_json else _show_provisional)
+                          on_provisional=None if as_json else _show_provisional)
     if record:
         from groundsql.runs import RunStore
 
@@ -164,10 +164,8 @@ def ask(question, question_file, db_url, model_spec, preset, evidence, samples, 
         raise SystemExit(1)
 
 
-def _show_provisional(event: str, data: dict) -> None:
+def _show_provisional(data: dict) -> None:
     """A first answer on stderr as soon as the preset has one (it may still be replaced)."""
-    if event != "provisional":
-        return
     sql = " ".join((data.get("sql") or "").split())
     sql = sql if len(sql) <= 100 else sql[:99] + "…"
     outcome = f"failed: {data['error']}" if data.get("error") else f"{data.get('row_count', 0)} row(s)"

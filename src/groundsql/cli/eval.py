@@ -275,7 +275,10 @@ def suite_show_command(suite, as_json):
 
 def _print_summary(summary: dict) -> None:
     run = summary.get("run", {})
-    click.echo(f"{run.get('preset') or run.get('stage', '')} · {run.get('model') or ''}".strip(" ·"))
+    name = f"link:{run.get('linker') or 'full'}" if run.get("stage") == "link" else run.get("preset") or run.get("stage", "")
+    click.echo(f"{name} · {run.get('model') or ''}".strip(" ·"))
+    if run.get("options"):
+        click.echo("options: " + " ".join(f"{k}={v}" for k, v in sorted(run["options"].items())))
     from groundsql.evaluation.report import suite_lines
 
     for line in suite_lines(summary):

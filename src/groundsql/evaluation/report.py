@@ -18,15 +18,26 @@ PLOTS = {"difficulty": "accuracy_by_difficulty.png", "tokens": "tokens_vs_accura
          "latency": "latency.png"}
 
 
+#: Options named in a run's label (the rest are in run.json and summary.json): budget profiles and ablations.
+LABEL_OPTIONS = ("budget", "planning", "pruning", "semantic_linking", "profiling", "global_synthesis", "paths",
+                 "tips", "exploration", "selection", "explore_repair", "confirm_checks", "diverse_views",
+                 "link_full_budget", "repair_rounds")
+
+
 def run_label(config: dict[str, Any], fallback: str = "run") -> str:
     if config.get("stage") == "score":
         return f"predictions:{Path(str(config.get('predictions'))).name}"
     parts = [config.get("preset"), config.get("model")]
+    if config.get("stage") == "link":  # a linking-only run answers nothing: the linker names it
+        parts = [f"link:{config.get('linker') or 'full'}", config.get("model")]
     label = " · ".join(str(p) for p in parts if p)
     for role, spec in (config.get("models") or {}).items():
         label += f" · {role}={spec}"
     if (config.get("samples") or 1) > 1:
         label += f" · k={config['samples']}"
+    for name, value in sorted((config.get("options") or {}).items()):  # e.g. budget=paper, planning=False
+        if name in LABEL_OPTIONS:
+            label += f" · {name}={value}"
     return label or fallback
 
 

@@ -474,6 +474,10 @@ class _Job:
             record["auto_path"] = decisions
         if paths:  # agentnlq: solved on the fast path, after escalation, or not at all (its benchmark shares)
             record["agentnlq_path"] = paths[-1]
+        if ctx.trace.notes("apex.budget"):  # apex: its trajectories and switches, read question by question
+            from groundsql.pipelines.apex import apex_record
+
+            record["apex"] = apex_record(ctx.trace)
         recap = [n for n in ctx.trace.notes("recap") if n.get("agent") == "done"]
         if recap:  # recap: rounds of each agent, for the benchmark's per-question counts
             record["recap"] = _recap_counts(recap[-1])

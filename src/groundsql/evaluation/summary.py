@@ -50,6 +50,8 @@ def summarize(records: list[dict[str, Any]], config: dict[str, Any] | None = Non
     if config:
         summary["run"] = {k: config.get(k) for k in ("dataset", "preset", "model", "samples", "stage", "linker",
                                                      "predictions", "engine") if config.get(k) is not None}
+        if config.get("options"):  # the settings that differ from the defaults, e.g. {"budget": "paper"}
+            summary["run"]["options"] = config["options"]
         if config.get("suite"):
             summary["suite"] = config["suite"]
     if excluded:

@@ -16,44 +16,81 @@ from pydantic import Field
 from sqlglot.errors import SqlglotError
 
 from groundsql.answer import Candidate
+from groundsql.budgets import BudgetOptions, budget_value, profile
 from groundsql.context import Context
 from groundsql.errors import ModelError
 from groundsql.generation.actions import Action, parse_action
+from groundsql.generation.confirmation import findings_hint, result_findings
 from groundsql.generation.diagnosis import diagnose
 from groundsql.generation.direct import evidence_block
 from groundsql.generation.refinement import execute_candidate
-from groundsql.options import Options
+from groundsql.generation.tree_repair import needs_repair, tree_repair
 from groundsql.prompts import dialect_name, render
 
 log = logging.getLogger("groundsql")
 
-MAX_ACTIONS = 6
-MAX_TOKENS = 12000  # prompt + completion tokens per sample
 REPLY_TOKENS = 256
 FOLLOW_UP_TOKENS = 160
 EXPLORE_ROWS = 100
 MAX_STALE = 2  # after this many turns without progress, SQL is forced
-KEEP_OBSERVATIONS = 4  # consolidation keeps the latest exploratory results only
 OBSERVATION_CHARS = 700
 PLAN_CHARS = 600
 
 StepListener = Callable[[str, dict], None]
 
 
-class ExploreOptions(Options):
-    max_actions: int = Field(MAX_ACTIONS, ge=1, description="actions per exploration trajectory (1: write SQL "
-                                                            "at once)")
-    max_explore_tokens: int = Field(MAX_TOKENS, ge=1, description="prompt + completion tokens per trajectory")
+class ExploreOptions(BudgetOptions):
+    max_actions: int | None = Field(None, ge=1, description="actions per exploration trajectory (1: write SQL at "
+                                                            "once; none: the budget profile's, small 6, paper 40)")
+    max_explore_tokens: int | None = Field(None, ge=1, description="prompt + completion tokens per trajectory (none: "
+                                                                   "the budget profile's, small 12000, paper 56000)")
+    force_sql_actions: int | None = Field(None, ge=0, description="from this many actions on, the next action must "
+                                                                  "be [SQL] (none: the profile's, small 5, paper 38)")
+    force_sql_tokens: int | None = Field(None, ge=0, description="past this many tokens the next action must be "
+                                                                 "[SQL] (none: the profile's, small 10200, paper "
+                                                                 "52000)")
+    explore_repair: bool = Field(True, description="tree-repair a failing or empty [SQL] inside the trajectory and "
+                                                   "show the model the repaired query (no model call; false: the "
+                                                   "paper's plain error feedback)")
+    confirm_checks: bool = Field(True, description="check a [CONFIRM]ed query's result with the exact sanity checks "
+                                                   "and send findings back instead of accepting the model's word "
+                                                   "(false: the paper's confirmation)")
 
 
 @dataclass
 class Budget:
-    actions: int = MAX_ACTIONS
-    tokens: int = MAX_TOKENS
+    actions: int = 6
+    tokens: int = 12000
+    force_actions: int | None = None  # default: one action before the limit
+    force_tokens: int | None = None  # default: 85% of the token limit
+    keep_observations: int | None = 4  # None: every exploration result stays in the state
+
+    def __post_init__(self) -> None:
+        if self.force_actions is None:
+            self.force_actions = self.actions - 1
+        if self.force_tokens is None:
+            self.force_tokens = int(self.tokens * 0.85)
 
     @classmethod
     def from_options(cls, options: ExploreOptions) -> Budget:
-        return cls(actions=options.max_actions, tokens=options.max_explore_tokens)
+        """The options' limits, each from the budget profile unless it was set explicitly; forcing defaults to
+        one action before the limit when only `max_actions` was set."""
+        actions = budget_value(options, "max_actions")
+        tokens = budget_value(options, "max_explore_tokens")
+        force_actions = options.force_sql_actions
+        if force_actions is None:
+            force_actions = (actions - 1 if options.max_actions is not None
+                             else budget_value(options, "force_sql_actions"))
+        force_tokens = options.force_sql_tokens
+        if force_tokens is None:
+            force_tokens = (int(tokens * 0.85) if options.max_explore_tokens is not None
+                            else budget_value(options, "force_sql_tokens"))
+        return cls(actions=actions, tokens=tokens, force_actions=min(force_actions, actions - 1),
+                   force_tokens=force_tokens, keep_observations=profile(options).keep_observations)
+
+    def to_dict(self) -> dict:
+        return {"actions": self.actions, "tokens": self.tokens, "force_actions": self.force_actions,
+                "force_tokens": self.force_tokens, "keep_observations": self.keep_observations}
 
 
 @dataclass
@@ -75,6 +112,10 @@ class ExplorationState:
     invalid: int = 0
     stale: int = 0  # consecutive turns that learnt nothing (invalid, or exploration already done)
     log: list[dict] = field(default_factory=list)
+    keep_observations: int | None = 4  # exploration results kept (None: all)
+    repair: bool = True  # tree-repair a failing [SQL] (option `explore_repair`)
+    confirm_checks: bool = True  # check a [CONFIRM]ed result before accepting it (option `confirm_checks`)
+    checked: set[str] = field(default_factory=set)  # confirmed queries whose findings were already sent back
 
     @property
     def last(self) -> Candidate | None:
@@ -97,16 +138,19 @@ def explore(ctx: Context, schema_text: str, *, tips: str = "", plan: str = "", r
         budget: action and token limits; SQL is forced on the last action or near the token limit.
         listener: called with (event, data) after every action, for live display.
     """
-    budget = budget or Budget.from_options(ctx.settings(ExploreOptions))
+    settings = ctx.settings(ExploreOptions)
+    budget = budget or Budget.from_options(settings)
     dialect = dialect_name(ctx.db.dialect)
-    state = ExplorationState(plan=plan[:PLAN_CHARS], initial_plan=plan[:PLAN_CHARS])
+    state = ExplorationState(plan=plan[:PLAN_CHARS], initial_plan=plan[:PLAN_CHARS],
+                             keep_observations=budget.keep_observations, repair=settings.explore_repair,
+                             confirm_checks=settings.confirm_checks)
     system = render("explore_system", dialect=dialect)
     task = render("explore_task", dialect=dialect, schema=schema_text, evidence_block=evidence_block(ctx),
                   tips_block=f"Tips:\n{tips}\n\n" if tips else "",
                   plan_block=f"Plan:\n{state.plan}\n" if state.plan else "", question=ctx.question)
     step = f"explore:{sample}"
     while state.actions < budget.actions and not state.confirmed:
-        forced = (state.actions >= budget.actions - 1 or state.tokens >= budget.tokens * 0.85
+        forced = (state.actions >= budget.force_actions or state.tokens >= budget.force_tokens
                   or state.stale >= MAX_STALE)
         messages = [{"role": "system", "content": system},
                     {"role": "user", "content": task + "\n\n" + _state_text(state, budget, forced)}]
@@ -144,7 +188,8 @@ def _apply(ctx: Context, state: ExplorationState, action: Action, sample: int,
             text = result.summary() if result is not None else f"error: {error}"
             state.observations.append(Observation(sql=sql, text=_clip(text, OBSERVATION_CHARS)))
             record["queries"].append({"sql": sql, "rows": result.row_count if result else None, "error": error})
-        del state.observations[:-KEEP_OBSERVATIONS]
+        if state.keep_observations is not None:
+            del state.observations[:-state.keep_observations]
     elif action.kind == "REFINE":
         state.plan = _clip(action.body, PLAN_CHARS)
         record["plan"] = state.plan
@@ -154,7 +199,13 @@ def _apply(ctx: Context, state: ExplorationState, action: Action, sample: int,
         record["ok"] = state.last.ok if state.last else False
     elif action.kind == "CONFIRM":
         if state.last is not None and state.last.ok:
-            state.confirmed = True
+            findings = _confirm_findings(ctx, state)
+            if findings:
+                record["findings"] = [f.check for f in findings]
+                state.feedback = ("Checked against the data before confirming:\n" + findings_hint(findings)
+                                  + "\nFix the query with [SQL], or [CONFIRM] again if it is right as it is.")
+            else:
+                state.confirmed = True
         else:
             state.feedback = "There is no working query to confirm yet; write one with [SQL]."
         record["confirmed"] = state.confirmed
@@ -172,14 +223,36 @@ def _run_sql(ctx: Context, state: ExplorationState, sql: str, sample: int) -> No
         state.confirmed = True  # the same working query twice reads as a confirmation
         return
     candidate = execute_candidate(ctx, sql, source="explore")
+    repair_line = ""
+    if state.repair and needs_repair(candidate):
+        fixed = tree_repair(ctx, candidate)
+        if fixed.repaired:
+            rules = ", ".join(dict.fromkeys(f.rule for f in fixed.fixes))
+            repair_line = (f"Your query was repaired from the schema ({rules}); the repaired query:\n"
+                           f"```sql\n{fixed.candidate.sql}\n```\n")
+            candidate = fixed.candidate
+            ctx.trace.note("explore_repair", sample=sample, rules=rules, sql=candidate.sql, ok=candidate.ok)
     state.attempts.append(candidate)
     verdict = diagnose(candidate.sql, candidate.result, candidate.error, ctx.schema)
     if candidate.error:
-        state.feedback = f"{verdict.problem}\n{verdict.hint}".strip()
+        state.feedback = repair_line + f"{verdict.problem}\n{verdict.hint}".strip()
     else:
-        state.feedback = _clip(candidate.result.summary(threshold=10, head=5), OBSERVATION_CHARS)
+        state.feedback = repair_line + _clip(candidate.result.summary(threshold=10, head=5), OBSERVATION_CHARS)
         if verdict.kind != "ok":
             state.feedback += f"\nNote: {verdict.problem} {verdict.hint}".rstrip()
+
+
+def _confirm_findings(ctx: Context, state: ExplorationState) -> list:
+    """What the exact checks find in the result about to be confirmed (once per query: a second [CONFIRM] of the
+    same query is accepted, so the model keeps the last word on findings it judged wrong)."""
+    candidate = state.last
+    if not state.confirm_checks or candidate is None or candidate.sql in state.checked:
+        return []
+    state.checked.add(candidate.sql)
+    findings = result_findings(ctx, candidate)
+    if findings:
+        ctx.trace.note("confirm_checks", sql=candidate.sql, findings=[f.check for f in findings])
+    return findings
 
 
 def _parse(reply: str, dialect: str) -> Action:

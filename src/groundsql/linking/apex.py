@@ -1,61 +1,112 @@
-"""`apex` (APEX-SQL §3.2): plan → dual-pathway pruning → semantic roles → per-table verification → synthesis."""
+"""`apex` (APEX-SQL §3.2): plan → dual-pathway pruning → semantic roles → per-table profiling → global synthesis.
+
+Every stage is a switch, so the paper's ablations (Table 5) are options: `planning` (w/o logical planning),
+`pruning` (dual, delete-only, select-only), `semantic_linking`, `profiling` (also off with `verify_queries=0`) and
+`global_synthesis`. A stage that is off makes no model call and runs no query; the trace note `link.apex` lists the
+stages that ran.
+"""
 
 from __future__ import annotations
 
 import logging
+from typing import Literal
 
 from pydantic import Field
 
+from groundsql.budgets import budget_value
 from groundsql.catalog.schema import Schema
 from groundsql.context import Context
 from groundsql.linking.common import candidate_schema, parallel_map
 from groundsql.linking.planning import PlanOptions, master_plan
 from groundsql.linking.pruning import dual_pathway
 from groundsql.linking.registry import linker
-from groundsql.linking.semantic import semantic_roles
+from groundsql.linking.semantic import RoleMap, semantic_roles
 from groundsql.linking.subset import SchemaSubset
-from groundsql.linking.synthesis import SynthesisOptions, synthesize
+from groundsql.linking.synthesis import SynthesisOptions, synthesize, union_of_verdicts
 from groundsql.linking.verification import Verdict, VerifyOptions, verify_table
 
 log = logging.getLogger("groundsql")
 
-DEFAULT_VERIFY_TABLES = 12
 LARGE_SCHEMA_TABLES = 100
 ROLE_ORDER = {"target": 0, "filter": 1, "bridge": 2, "candidate": 3, "unused": 4}
+STAGES = ("planning", "pruning", "semantic_linking", "profiling", "global_synthesis")
 
 
 class ApexLinkOptions(PlanOptions, VerifyOptions, SynthesisOptions):
-    verify_tables: int = Field(DEFAULT_VERIFY_TABLES, ge=0, description="tables explored by verification (the "
-                                                                        "rest are kept unverified)")
+    verify_tables: int | None = Field(None, ge=0, description="tables profiled by verification agents, the rest "
+                                                              "kept unprofiled (none: the budget profile's, small "
+                                                              "12, paper every pruned table)")
+    planning: bool = Field(True, description="logical planning (false: the 'w/o Planning' ablation; pruning and "
+                                             "verification see no plan)")
+    pruning: Literal["dual", "delete", "select"] = Field("dual", description="dual-pathway pruning, or one pass "
+                                                                             "only (the 'Only Deletion' / 'Only "
+                                                                             "Selection' ablations)")
+    prune_view: Literal["ddl", "names", "auto"] = Field("ddl", description="how pruning shows each table: ddl (the "
+                                                                           "paper), names (one line of column "
+                                                                           "names, about half the tokens), "
+                                                                           "auto (names above 100 tables)")
+    semantic_linking: bool = Field(True, description="hypothesise each table's and column's role before "
+                                                     "profiling (false: 'w/o Semantic Linking')")
+    profiling: bool = Field(True, description="parallel data profiling: one agent per table probes the data and "
+                                              "decides (false, or verify_queries=0: 'w/o Data Profiling', no probe "
+                                              "runs and every pruned table goes to synthesis unprofiled)")
+    global_synthesis: bool = Field(True, description="global synthesis decides the final columns (false: 'w/o "
+                                                     "Global Synthesis', the union of the profiling verdicts)")
 
 
 @linker("apex", "APEX-SQL: logical plan, dual-pathway pruning, semantic roles, table verification, synthesis",
         options=ApexLinkOptions)
 def apex(ctx: Context, previous: SchemaSubset | None) -> SchemaSubset:
-    """Plan, prune, assign roles, verify up to `verify_tables` tables, synthesize (see `ApexLinkOptions`)."""
+    """Plan, prune, assign roles, profile the tables, synthesize (each stage switchable, see `ApexLinkOptions`)."""
+    options = ctx.settings(ApexLinkOptions)
     schema = candidate_schema(ctx, previous)
     if previous is None and len(schema.tables) > LARGE_SCHEMA_TABLES:
-        log.warning("apex over %d tables prunes every batch with the model; 'vector,apex' narrows the schema "
-                    "cheaply first", len(schema.tables))
-    plan = master_plan(ctx)
-    pruned_subset = dual_pathway(ctx, plan, schema)
+        log.info("apex over %d tables prunes every batch with the model; 'vector,apex' narrows the schema "
+                 "cheaply first", len(schema.tables))
+    profiling = options.profiling and budget_value(options, "verify_queries") > 0
+    ran = {"planning": options.planning, "pruning": options.pruning, "semantic_linking": options.semantic_linking,
+           "profiling": profiling, "global_synthesis": options.global_synthesis}
+    plan = master_plan(ctx) if options.planning else ""
+    view = options.prune_view
+    if view == "auto":
+        view = "names" if len(schema.tables) > LARGE_SCHEMA_TABLES else "ddl"
+    pruned_subset = dual_pathway(ctx, plan, schema, mode=options.pruning,
+                                 batch_tokens=_batch_tokens(ctx, options), style=view)
     pruned = pruned_subset.restrict(schema)
-    ctx.trace.note("link.pruned", tables=pruned_subset.as_mapping())
+    ctx.trace.note("link.pruned", tables=pruned_subset.as_mapping(), mode=options.pruning, view=view)
+    ctx.trace.note("link.apex", stages=ran, budget=options.budget)
     if not pruned.tables:  # both passes dropped everything: nothing to verify, fall back to the input
         subset = SchemaSubset.from_schema(schema, reason="pruning kept nothing")
         subset.notes.append("pruning kept nothing; returned the candidate schema")
         return subset
-    roles = semantic_roles(ctx, plan, pruned)
-    limit = ctx.settings(ApexLinkOptions).verify_tables
+    roles = semantic_roles(ctx, plan, pruned) if options.semantic_linking else RoleMap()
     ordered = sorted(pruned.tables, key=lambda t: ROLE_ORDER.get(roles.role(t.name), 3))
-    explored, unexplored = ordered[:limit], ordered[limit:]
-    verdicts = parallel_map(ctx, lambda t: verify_table(ctx, t, roles.role(t.name), roles.reason(t.name)), explored)
+    limit = budget_value(options, "verify_tables")
+    explored, unexplored = (ordered, []) if limit is None else (ordered[:limit], ordered[limit:])
+    if not profiling:
+        explored, unexplored = [], ordered
+    verdicts = parallel_map(ctx, lambda t: verify_table(ctx, t, roles.role(t.name), roles.reason(t.name),
+                                                        columns=roles.column_roles(t.name)), explored)
     ctx.trace.note("link.verdicts", verdicts={v.table: {"relevant": v.relevant, "columns": list(v.columns),
                                                          "summary": v.summary} for v in verdicts},
                    unexplored=[t.name for t in unexplored])
-    verdicts += [Verdict(t.name, roles.role(t.name), relevant=True, summary="not explored (table limit)",
-                         verified=False) for t in unexplored]
-    return synthesize(ctx, _ordered(pruned, ordered), roles, verdicts)
+    reason = "not profiled (profiling off)" if not profiling else "not profiled (table limit)"
+    verdicts += [Verdict(t.name, roles.role(t.name), relevant=True, summary=reason, verified=False)
+                 for t in unexplored]
+    final = _ordered(pruned, ordered)
+    if not options.global_synthesis:
+        return union_of_verdicts(final, roles, verdicts)
+    return synthesize(ctx, final, roles, verdicts)
+
+
+def _batch_tokens(ctx: Context, options: ApexLinkOptions) -> int:
+    """`link_batch_tokens` when it was given, else the budget profile's batch size."""
+    from groundsql.linking.options import LinkOptions
+
+    shared = ctx.settings(LinkOptions)
+    if "link_batch_tokens" in shared.model_fields_set:
+        return shared.link_batch_tokens
+    return int(budget_value(options, "link_batch_tokens"))
 
 
 def _ordered(schema: Schema, tables: list) -> Schema:

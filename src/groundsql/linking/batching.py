@@ -42,7 +42,25 @@ def merge_identical(schema: Schema) -> list[Entry]:
     return list(groups.values())
 
 
-def entry_text(ctx: Context, entry: Entry, sample_limit: int = 0) -> str:
+def names_text(table: Table) -> str:
+    """One line per table: its name and its columns (keys marked), about a third of the DDL's tokens."""
+    keys = {c.lower() for c in table.primary_key}
+    links = {c.lower(): f"{fk.ref_table}" for fk in table.foreign_keys for c in fk.columns}
+    columns = []
+    for column in table.columns:
+        mark = " (key)" if column.name.lower() in keys else ""
+        if column.name.lower() in links:
+            mark += f" (→ {links[column.name.lower()]})"
+        columns.append(column.name + mark)
+    return f"{table.name}: {', '.join(columns)}"
+
+
+def entry_text(ctx: Context, entry: Entry, sample_limit: int = 0, style: str = "ddl") -> str:
+    if style == "names":
+        text = names_text(entry.representative)
+        if len(entry.tables) > 1:
+            text += f"  [same columns: {', '.join(entry.names[1:])}]"
+        return text
     text = table_text(ctx, entry.representative, sample_limit)
     if len(entry.tables) > 1:
         others = ", ".join(entry.names[1:])
@@ -50,14 +68,16 @@ def entry_text(ctx: Context, entry: Entry, sample_limit: int = 0) -> str:
     return text
 
 
-def batches(ctx: Context, schema: Schema, *, budget: int | None = None, sample_limit: int = 0) -> list[list[Entry]]:
-    """Merged entries packed in order into batches of at most `budget` estimated tokens (at least one entry)."""
+def batches(ctx: Context, schema: Schema, *, budget: int | None = None, sample_limit: int = 0,
+            style: str = "ddl") -> list[list[Entry]]:
+    """Merged entries packed in order into batches of at most `budget` estimated tokens (at least one entry), each
+    entry measured as shown: DDL (`style="ddl"`) or one line of names (`style="names"`)."""
     budget = int(budget or ctx.settings(LinkOptions).link_batch_tokens)
     result: list[list[Entry]] = []
     current: list[Entry] = []
     used = 0
     for entry in merge_identical(schema):
-        cost = estimate_tokens(entry_text(ctx, entry, sample_limit))
+        cost = estimate_tokens(entry_text(ctx, entry, sample_limit, style))
         if current and used + cost > budget:
             result.append(current)
             current, used = [], 0
@@ -68,8 +88,9 @@ def batches(ctx: Context, schema: Schema, *, budget: int | None = None, sample_l
     return result
 
 
-def batch_text(ctx: Context, batch: list[Entry], sample_limit: int = 0) -> str:
-    return "\n\n".join(entry_text(ctx, e, sample_limit) for e in batch)
+def batch_text(ctx: Context, batch: list[Entry], sample_limit: int = 0, style: str = "ddl") -> str:
+    joiner = "\n" if style == "names" else "\n\n"
+    return joiner.join(entry_text(ctx, e, sample_limit, style) for e in batch)
 
 
 def batch_schema(schema: Schema, batch: list[Entry]) -> Schema:

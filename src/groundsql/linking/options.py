@@ -23,7 +23,8 @@ class LinkOptions(Options):
     """Settings of `link()` that hold whichever linkers run."""
 
     link_full_budget: int | None = Field(None, ge=0, description="skip linking when the whole schema's DDL fits "
-                                                                 "this many tokens (none: always link)")
+                                                                 "this many tokens (none: always link; prospy "
+                                                                 "without --linker then uses 4000)")
     link_ground: bool = Field(True, description="add the columns that store values named in the question")
     ground_max_owners: int = Field(2, ge=1, description="a literal adds a new table only when at most this "
                                                         "many tables store it")

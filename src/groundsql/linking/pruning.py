@@ -45,18 +45,41 @@ def union_rule(batch: Iterable[Element], deleted: set[Element], selected: set[El
     return (elements - deleted) | (selected & elements)
 
 
-def dual_pathway(ctx: Context, plan: str, schema: Schema) -> SchemaSubset:
-    """Prune `schema` batch by batch with a deletion and a selection pass; returns the kept columns."""
+def kept_elements(mode: str, batch: Iterable[Element], deleted: set[Element], selected: set[Element]) -> set[Element]:
+    """What a batch keeps: dual (the union rule), delete (batch − deleted) or select (selected only)."""
+    elements = set(batch)
+    if mode == "delete":
+        return elements - deleted
+    if mode == "select":
+        return selected & elements
+    return union_rule(elements, deleted, selected)
+
+
+def dual_pathway(ctx: Context, plan: str, schema: Schema, *, mode: str = "dual",
+                 batch_tokens: int | None = None, style: str = "ddl") -> SchemaSubset:
+    """Prune `schema` batch by batch; returns the kept columns.
+
+    `mode`: dual (a deletion and a selection pass, fused by the union rule), delete (the deletion pass only) or
+    select (the selection pass only) — the paper's 'Only Deletion' and 'Only Selection' ablations. A pass that is
+    not run makes no model call. `batch_tokens` bounds each batch (default: the `link_batch_tokens` option);
+    `style` shows each table as DDL (the paper) or as one line of names (fewer, smaller calls on a large schema).
+    """
+    if mode not in ("dual", "delete", "select"):
+        raise ValueError(f"unknown pruning mode {mode!r}")
     subset = SchemaSubset()
-    for index, batch in enumerate(batches(ctx, schema)):
+    for index, batch in enumerate(batches(ctx, schema, budget=batch_tokens, style=style)):
         part = batch_schema(schema, batch)
         elements = [(t.name, c.name) for t in part.tables for c in t.columns]
-        text = batch_text(ctx, batch)
-        deleted = _named(part, _ask(ctx, "link_prune_delete", "link.prune_delete", plan, text, DELETE_SCHEMA),
-                         "irrelevant_tables", "irrelevant_columns")
-        selected = _named(part, _ask(ctx, "link_prune_select", "link.prune_select", plan, text, SELECT_SCHEMA),
-                          "relevant_tables", "relevant_columns")
-        kept = union_rule(elements, deleted, selected)
+        text = batch_text(ctx, batch, style=style)
+        deleted: set[Element] = set()
+        selected: set[Element] = set()
+        if mode in ("dual", "delete"):
+            deleted = _named(part, _ask(ctx, "link_prune_delete", "link.prune_delete", plan, text, DELETE_SCHEMA),
+                             "irrelevant_tables", "irrelevant_columns")
+        if mode in ("dual", "select"):
+            selected = _named(part, _ask(ctx, "link_prune_select", "link.prune_select", plan, text, SELECT_SCHEMA),
+                              "relevant_tables", "relevant_columns")
+        kept = kept_elements(mode, elements, deleted, selected)
         for table, column in elements:  # schema order
             if (table, column) in kept:
                 reason = "selected" if (table, column) in selected else "not ruled out"
@@ -68,7 +91,8 @@ def dual_pathway(ctx: Context, plan: str, schema: Schema) -> SchemaSubset:
 
 def _ask(ctx: Context, template: str, step: str, plan: str, text: str, json_schema: dict) -> Any:
     messages = [{"role": "user", "content": render(template, question=ctx.question,
-                                                   evidence_block=evidence_block(ctx), plan=plan, schema=text)}]
+                                                   evidence_block=evidence_block(ctx), plan=plan or "(no plan)",
+                                                   schema=text)}]
     return ask_json(ctx, step, messages, role="generator", max_tokens=PRUNE_MAX_TOKENS, schema=json_schema)[0]
 
 

@@ -120,17 +120,19 @@ def _fits_budget(ctx: Context, subset: SchemaSubset | None, budget: int | None) 
     return schema_tokens(ctx) <= int(budget)
 
 
-def link_or_whole(ctx: Context, options: LinkOptions, default: str) -> SchemaSubset:
+def link_or_whole(ctx: Context, options: LinkOptions, default: str, *, shortcut: bool = True) -> SchemaSubset:
     """`link` with the `linker` option (else `default`) for a preset whose options mix in `LinkOptions` and
     `LinkerChoice`; a linker failure falls back to the whole schema (an empty subset) rather than failing the
-    question. Without an explicit linker, a schema whose DDL fits `link_full_budget` (default
-    `DEFAULT_FULL_BUDGET`) is taken whole (AgentNLQ): agentic linking pays off only when the schema would crowd
-    the prompt."""
+    question.
+
+    The `link_full_budget` option, when given, takes a schema whose DDL fits it whole (AgentNLQ). With `shortcut`
+    (prospy) and no explicit linker, an unset `link_full_budget` means `DEFAULT_FULL_BUDGET`; without it (apex,
+    which links as the paper does on a schema of any size) an unset budget means always link."""
     from groundsql.errors import GroundsqlError
     from groundsql.linking.options import DEFAULT_FULL_BUDGET
 
     budget = options.link_full_budget
-    if budget is None and not options.linker:
+    if budget is None and shortcut and not options.linker:
         budget = DEFAULT_FULL_BUDGET
     try:
         return link(ctx, options.linker or default, full_budget=budget)

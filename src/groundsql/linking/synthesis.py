@@ -65,6 +65,13 @@ def synthesize(ctx: Context, schema: Schema, roles: RoleMap, verdicts: list[Verd
     return _decide(schema, roles, verdicts, reply)
 
 
+def union_of_verdicts(schema: Schema, roles: RoleMap, verdicts: list[Verdict]) -> SchemaSubset:
+    """Without global synthesis ('w/o Global Synthesis'): the columns every relevant verdict kept, no model call."""
+    subset = _decide(schema, roles, verdicts, None)
+    subset.notes.append("no global synthesis: the union of the profiling verdicts")
+    return subset
+
+
 def _prompt(ctx: Context, schema: Schema, roles: RoleMap, verdicts: list[Verdict], rounds: int) -> str:
     by_table = {v.table: v for v in verdicts}
     blocks = []
@@ -72,10 +79,12 @@ def _prompt(ctx: Context, schema: Schema, roles: RoleMap, verdicts: list[Verdict
         verdict = by_table.get(table.name)
         mark = "MARKED RELEVANT" if verdict is None or verdict.relevant else "MARKED IRRELEVANT"
         lines = [f"Table {table.name} [{mark}] role: {roles.role(table.name)}"]
+        column_roles = roles.column_roles(table.name)
         for column in table.columns:
             why = verdict.columns.get(column.name) if verdict else None
-            lines.append(f"  {column.name} ({column.type or 'TEXT'})" + (f": {why[0]}; {why[1]}".rstrip("; ")
-                                                                          if why else ""))
+            said = f" [{column_roles[column.name]}]" if column.name in column_roles else ""
+            lines.append(f"  {column.name} ({column.type or 'TEXT'}){said}"
+                         + (f": {why[0]}; {why[1]}".rstrip("; ") if why else ""))
         if verdict and verdict.summary:
             lines.append(f"  Summary: {verdict.summary}")
         if verdict and verdict.observations:

@@ -14,16 +14,15 @@ from pydantic import Field
 from sqlglot import exp
 from sqlglot.errors import SqlglotError
 
+from groundsql.budgets import BudgetOptions, budget_value
 from groundsql.catalog.schema import Table
 from groundsql.context import Context
 from groundsql.errors import ModelError
 from groundsql.linking.common import ask_json, evidence_block, resolve_column, table_text
-from groundsql.options import Options
 from groundsql.prompts import dialect_name, render
 
 log = logging.getLogger("groundsql")
 
-DEFAULT_QUERIES = 3
 EXPLORE_ROWS = 20
 VERDICT_SCHEMA = {
     "type": "object",
@@ -50,16 +49,24 @@ class Verdict:
     verified: bool = True  # False when the agent could not decide and the table was kept unverified
 
 
-class VerifyOptions(Options):
-    verify_queries: int = Field(DEFAULT_QUERIES, ge=0, description="exploratory queries per verified table")
+class VerifyOptions(BudgetOptions):
+    verify_queries: int | None = Field(None, ge=0, description="exploratory queries per profiled table (0: no "
+                                                               "profiling; none: the budget profile's, small 3, "
+                                                               "paper 8)")
 
 
-def verify_table(ctx: Context, table: Table, role: str, reason: str = "") -> Verdict:
-    """Explore `table` (restricted to its candidate columns) and decide whether it is needed."""
+def verify_table(ctx: Context, table: Table, role: str, reason: str = "", *,
+                 columns: dict[str, str] | None = None) -> Verdict:
+    """Explore `table` (restricted to its candidate columns) and decide whether it is needed.
+
+    `columns` are the hypothesised roles of its columns (semantic linking), shown to the agent with the table's
+    role. With `verify_queries` 0 the caller does not profile at all (see the `apex` linker)."""
     dialect = ctx.db.dialect
-    max_queries = ctx.settings(VerifyOptions).verify_queries
+    max_queries = max(1, int(budget_value(ctx.settings(VerifyOptions), "verify_queries")))
     ddl = table_text(ctx, table)
     role_text = f"{role}: {reason}" if reason else role
+    if columns:
+        role_text += "\nColumn roles: " + ", ".join(f"{name} ({what})" for name, what in columns.items())
     messages = [{"role": "user", "content": render(
         "link_explore", dialect=dialect_name(dialect), max_queries=max_queries, table=ddl,
         question=ctx.question, evidence_block=evidence_block(ctx), role=role_text)}]

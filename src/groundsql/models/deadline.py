@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 import os
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 
@@ -24,6 +24,7 @@ MAX_MODEL_TIMEOUT_S = 86_400.0
 TIMEOUT_ENV = "GROUNDSQL_MODEL_TIMEOUT"
 
 _DEADLINE: ContextVar[float | None] = ContextVar("groundsql_model_deadline", default=None)
+_CANCELLED: ContextVar[Callable[[], bool] | None] = ContextVar("groundsql_run_cancelled", default=None)
 
 
 def check_model_timeout(value: object, *, source: str = "model timeout") -> float:
@@ -66,3 +67,20 @@ def remaining_s() -> float | None:
     """Seconds left before the current call's deadline (may be negative), or None outside any call."""
     deadline = _DEADLINE.get()
     return None if deadline is None else deadline - time.monotonic()
+
+
+@contextmanager
+def cancel_check(is_cancelled: Callable[[], bool] | None) -> Iterator[None]:
+    """Model calls in the block stop early (between generated tokens, where the runtime allows) once
+    `is_cancelled()` is true: a run its caller cancelled or timed out does not finish a long generation first."""
+    token = _CANCELLED.set(is_cancelled)
+    try:
+        yield
+    finally:
+        _CANCELLED.reset(token)
+
+
+def cancelled() -> bool:
+    """Whether the run the current model call belongs to has been cancelled."""
+    check = _CANCELLED.get()
+    return bool(check is not None and check())

@@ -12,9 +12,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from groundsql.errors import ConfigError, ModelError, ModelNotInstalled, ModelTimeout
+from groundsql.errors import ConfigError, ModelError, ModelNotInstalled, ModelTimeout, RunInterrupted
 from groundsql.models.base import Completion, Model
-from groundsql.models.deadline import DEFAULT_LOCAL_MODEL_TIMEOUT_S
+from groundsql.models.deadline import DEFAULT_LOCAL_MODEL_TIMEOUT_S, cancelled
 from groundsql.models.prefix_cache import MIN_NEW_TOKENS, PromptCounter, cache_for, forget
 from groundsql.models.weights import ensure_weights, weights_available
 
@@ -124,6 +124,8 @@ class LocalModel(Model):
                     cached_tokens += counter.cached_tokens
                     if cache is not None and counter.evaluated_tokens >= MIN_NEW_TOKENS:
                         cache.save(llama)  # a new prefix: keep it for the calls that come back to it
+                if stop_at.cancelled:
+                    raise RunInterrupted(f"{self.spec}: the run was cancelled during generation")
                 if stop_at.expired:
                     raise ModelTimeout(f"{self.spec}: generation passed the {self.timeout_s:g} s model deadline; "
                                        "raise it with --model-timeout or GROUNDSQL_MODEL_TIMEOUT")
@@ -154,16 +156,20 @@ def _close_loaded() -> None:
 
 
 class _WallClock:
-    """A llama.cpp stopping criterion: stop generating once `seconds` have passed (checked per token)."""
+    """A llama.cpp stopping criterion: stop generating once `seconds` have passed or the run is cancelled
+    (checked per token)."""
 
     def __init__(self, seconds: float) -> None:
         self.deadline = time.monotonic() + seconds
         self.expired = False
+        self.cancelled = False
 
     def __call__(self, input_ids: Any, logits: Any) -> bool:
         if time.monotonic() > self.deadline:
             self.expired = True
-        return self.expired
+        elif cancelled():
+            self.cancelled = True
+        return self.expired or self.cancelled
 
 
 @contextlib.contextmanager

@@ -72,9 +72,12 @@ class AutoOptions(SsevOptions):
                 "disagree or a check objects; calibrated confidence", options=AutoOptions)
 def auto(ctx: Context, options: AutoOptions) -> Answer:
     schema_text = schema_prompt_text(ctx)
-    first = _polish(ctx, execute_candidate(ctx, generate_sql(ctx, schema_text)[0], source="direct"), options,
-                    schema_text=schema_text, rounds=options.refine_rounds)
-    ctx.provisional(first, stage="direct")
+    drafted = execute_candidate(ctx, generate_sql(ctx, schema_text)[0], source="direct")
+    if drafted.ok and drafted.result.row_count:
+        ctx.provisional(drafted, stage="direct")  # rows to show while the checks and the second framing run
+    first = _polish(ctx, drafted, options, schema_text=schema_text, rounds=options.refine_rounds)
+    if first is not drafted or not (drafted.ok and drafted.result.row_count):
+        ctx.provisional(first, stage="direct")
     cheap = [first]
     second_kind = options.second if options.second_candidate else "none"
     if second_kind != "none":

@@ -12,6 +12,7 @@ A preset that links a schema mixes `LinkerChoice` into its options (and names it
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -115,7 +116,8 @@ def run(ctx: Context, preset_name: str = DEFAULT_PRESET) -> Answer:
     note = repair_note(chosen) if chosen is not None else None
     if note and note not in answer.notes:
         answer.notes.append(note)
-    review(ctx, answer)
+    if not answer.partial:  # a stopped run makes no further query
+        review(ctx, answer)
     answer.elapsed_s = time.perf_counter() - started
     return answer
 
@@ -123,7 +125,8 @@ def run(ctx: Context, preset_name: str = DEFAULT_PRESET) -> Answer:
 def _best_so_far(ctx: Context, stopped: Exception) -> Answer:
     """The answer the preset announced before the run stopped, marked partial, with why it stopped."""
     chosen: Candidate = ctx.cache.provisional
-    ctx.trace.note("partial", reason=str(stopped), sql=chosen.sql)
+    with contextlib.suppress(RunInterrupted):  # a cancelled trace takes no more events
+        ctx.trace.note("partial", reason=str(stopped), sql=chosen.sql)
     return Answer(question=ctx.question, sql=chosen.sql, result=chosen.result, error=chosen.error, preset="",
                   model=ctx.model().spec, trace=ctx.trace, candidates=[chosen], partial=True,
                   notes=[f"best answer so far: the run stopped before its checks finished ({stopped})"])

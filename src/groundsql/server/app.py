@@ -5,23 +5,28 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
 from functools import partial
+from http import HTTPStatus
 from importlib import resources
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, FastAPI, Query, Request
+from fastapi.exceptions import RequestValidationError
 from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.responses import FileResponse, JSONResponse, Response, StreamingResponse
 from fastapi.staticfiles import StaticFiles
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Route
 
 import groundsql
 from groundsql.db.result import json_safe
 from groundsql.errors import ConfigError, DatabaseError, GroundsqlError, ModelError, QueryTimeout
-from groundsql.server.auth import UNAUTHORIZED, token_matches
+from groundsql.inputs import MAX_EVIDENCE_CHARS, MAX_QUESTION_CHARS, check_evidence, check_question
+from groundsql.server.auth import UNAUTHORIZED, UNAUTHORIZED_MCP, token_matches
 from groundsql.server.gate import QueueFull, RunCancelled
 from groundsql.server.payloads import WatchedTrace
 from groundsql.server.workspace import Workspace
@@ -29,6 +34,8 @@ from groundsql.server.workspace import Workspace
 log = logging.getLogger("groundsql")
 STATIC = resources.files("groundsql.server").joinpath("static")
 STREAM_POLL_S = 0.25
+#: After the ask time limit, how long a cancelled run may take to stop and return its best answer so far.
+PARTIAL_GRACE_S = 15.0
 # The page talks to this server only; vega compiles its expressions with Function (hence 'unsafe-eval') and
 # vega-embed adds a style element.
 PAGE_POLICY = ("default-src 'self'; script-src 'self' 'unsafe-eval'; style-src 'self' 'unsafe-inline'; "
@@ -39,12 +46,31 @@ PAGE_POLICY = ("default-src 'self'; script-src 'self' 'unsafe-eval'; style-src '
 # -- request bodies ---------------------------------------------------------------------------------------
 
 
+def _library_check(check):
+    """A field validator from one of `groundsql.inputs`' checks: the same limits and messages as the library and
+    the CLI (its `ConfigError` becomes a validation error, answered 422 in the error shape)."""
+    def validate(value):
+        try:
+            return check(value)
+        except ConfigError as exc:
+            raise ValueError(str(exc)) from None
+    return AfterValidator(validate)
+
+
+Question = Annotated[str, _library_check(check_question), Field(
+    description=f"The question, in plain language (at most {MAX_QUESTION_CHARS:,} characters; not blank).",
+    json_schema_extra={"maxLength": MAX_QUESTION_CHARS})]
+Evidence = Annotated[str | None, _library_check(check_evidence), Field(
+    description=f"Extra knowledge: definitions, rules (at most {MAX_EVIDENCE_CHARS:,} characters).",
+    json_schema_extra={"maxLength": MAX_EVIDENCE_CHARS})]
+
+
 class AskRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    question: str = Field(min_length=1, max_length=4000, description="The question, in plain language.")
+    question: Question
     database: str | None = Field(None, description="A database name from /v1/databases (default: the first).")
-    evidence: str | None = Field(None, max_length=8000, description="Extra knowledge: definitions, rules.")
+    evidence: Evidence = None
     preset: str | None = Field(None, description="Pipeline to run (default: the server's).")
     conversation_id: str | None = Field(None, description="Ask as the next turn of this conversation.")
 
@@ -52,8 +78,8 @@ class AskRequest(BaseModel):
 class FollowUpRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    question: str = Field(min_length=1, max_length=4000)
-    evidence: str | None = Field(None, max_length=8000)
+    question: Question
+    evidence: Evidence = None
     preset: str | None = None
 
 
@@ -75,7 +101,7 @@ class ConversationRequest(BaseModel):
 class ExampleRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    question: str = Field(min_length=1, max_length=4000, description="The question the SQL answers.")
+    question: Question
     sql: str = Field(min_length=1, max_length=20000, description="One read-only statement; run once to check it.")
 
 
@@ -132,6 +158,20 @@ def create_app(workspace: Workspace, *, mcp: bool = True, host: str = "127.0.0.1
     async def library_error(request: Request, exc: GroundsqlError) -> JSONResponse:
         return error_response(exc)
 
+    @app.exception_handler(RequestValidationError)
+    async def invalid_request(request: Request, exc: RequestValidationError) -> JSONResponse:
+        return JSONResponse({"error": {"type": "InvalidRequest", "message": validation_message(exc.errors())}},
+                            status_code=422)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        try:
+            kind = "".join(word.capitalize() for word in HTTPStatus(exc.status_code).phrase.split())
+        except ValueError:
+            kind = "HTTPError"
+        return JSONResponse({"error": {"type": kind, "message": str(exc.detail)}}, status_code=exc.status_code,
+                            headers=getattr(exc, "headers", None))
+
     # -- middleware: token, then body size ---------------------------------------------------------------
 
     @app.middleware("http")
@@ -139,7 +179,8 @@ def create_app(workspace: Workspace, *, mcp: bool = True, host: str = "127.0.0.1
         path = request.url.path
         protected = options.api_token and (path.startswith("/v1") or path.startswith("/mcp"))
         if protected and not token_matches(request.headers.get("authorization"), options.api_token):
-            return JSONResponse(UNAUTHORIZED, status_code=401, headers={"WWW-Authenticate": "Bearer"})
+            return JSONResponse(UNAUTHORIZED_MCP if path.startswith("/mcp") else UNAUTHORIZED, status_code=401,
+                                headers={"WWW-Authenticate": "Bearer"})
         length = request.headers.get("content-length")
         if length is not None and (not length.isdigit() or int(length) > options.max_body_bytes):
             return JSONResponse({"error": {"type": "TooLarge", "message": f"request bodies are limited to "
@@ -270,7 +311,11 @@ def create_app(workspace: Workspace, *, mcp: bool = True, host: str = "127.0.0.1
         try:
             return await asyncio.wait_for(asyncio.shield(future), timeout=options.ask_timeout_s)
         except asyncio.TimeoutError:
-            trace.cancelled.set()
+            trace.cancelled.set()  # the run stops at its next step and returns its best answer so far, if any
+            try:
+                return await asyncio.wait_for(asyncio.shield(future), timeout=PARTIAL_GRACE_S)
+            except (asyncio.TimeoutError, RunCancelled):
+                pass
             raise RunCancelled(f"the question took longer than {options.ask_timeout_s:g} s and was cancelled") \
                 from None
         except asyncio.CancelledError:  # the client went away
@@ -281,7 +326,10 @@ def create_app(workspace: Workspace, *, mcp: bool = True, host: str = "127.0.0.1
         ticket = workspace.admit()  # a full queue answers 429 before the stream starts
         loop = asyncio.get_running_loop()
         events: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
-        trace = WatchedTrace(lambda step: loop.call_soon_threadsafe(events.put_nowait, ("step", step)))
+        trace = WatchedTrace(lambda step: loop.call_soon_threadsafe(events.put_nowait, ("step", step)),
+                             on_start=lambda now: loop.call_soon_threadsafe(events.put_nowait, ("running", now)),
+                             on_provisional=lambda first: loop.call_soon_threadsafe(
+                                 events.put_nowait, ("provisional", json.loads(json.dumps(first, default=json_safe)))))
 
         def work() -> None:
             try:
@@ -305,8 +353,10 @@ def create_app(workspace: Workspace, *, mcp: bool = True, host: str = "127.0.0.1
                         trace.cancelled.set()
                         log.info("client disconnected: run cancelled")
                         return
-                    if loop.time() > deadline:
-                        trace.cancelled.set()
+                    if loop.time() > deadline and not trace.cancelled.is_set():
+                        trace.cancelled.set()  # its best answer so far (if any) still arrives, marked partial
+                        deadline = loop.time() + PARTIAL_GRACE_S
+                    elif loop.time() > deadline:
                         yield sse("error", {"type": "RunCancelled", "message": "the question ran out of time"})
                         return
                     try:
@@ -375,6 +425,29 @@ def sse(event: str, data: Any) -> str:
 
 def error_body(exc: BaseException) -> dict[str, Any]:
     return {"type": type(exc).__name__, "message": str(exc)}
+
+
+def validation_message(errors: Sequence[Any]) -> str:
+    """One line naming each problem of a request and the field it is in, never echoing what was sent."""
+    problems = []
+    for error in errors:
+        where = [str(part) for part in error.get("loc", ()) if part not in ("body",)]
+        field = ".".join(where[1:] if where and where[0] in {"query", "path", "header"} else where)
+        kind = error.get("type", "")
+        message = str(error.get("msg", "is not valid")).removeprefix("Value error, ")
+        if kind == "json_invalid":
+            problem = "the body is not valid JSON; send a JSON object (Content-Type: application/json)"
+        elif kind == "missing":
+            problem = f"{field} is required" if field else "the body is missing; send a JSON object"
+        elif kind == "extra_forbidden":
+            problem = f"unknown field {field!r}"
+        elif kind in {"model_attributes_type", "dict_type"} and not field:
+            problem = "the body must be a JSON object (Content-Type: application/json)"
+        else:
+            problem = f"{field}: {message}" if field else message
+        if problem not in problems:
+            problems.append(problem)
+    return "; ".join(problems) or "the request is not valid"
 
 
 def error_response(exc: GroundsqlError) -> JSONResponse:

@@ -20,11 +20,17 @@ NOTE_LIMIT = 2000  # characters of a note's data shown in a step
 
 
 class WatchedTrace(Trace):
-    """A trace that reports each event as it is added and stops the run (at its next step) once cancelled."""
+    """A trace that reports each event as it is added (`listener`), each model call or query as it starts
+    (`on_start`, with `running_payload`) and a preset's provisional answer (`on_provisional`), and stops the run
+    (at its next step) once cancelled."""
 
-    def __init__(self, listener: Callable[[dict[str, Any]], None] | None = None):
+    def __init__(self, listener: Callable[[dict[str, Any]], None] | None = None,
+                 on_start: Callable[[dict[str, Any]], None] | None = None,
+                 on_provisional: Callable[[dict[str, Any]], None] | None = None):
         super().__init__()
         self.listener = listener
+        self.on_start = on_start
+        self.on_provisional = on_provisional  # a preset's first answer, before its checks have finished
         self.cancelled = threading.Event()
 
     def add(self, event: ModelCall | QueryRun | Note) -> None:
@@ -33,6 +39,20 @@ class WatchedTrace(Trace):
         super().add(event)
         if self.listener is not None:
             self.listener(step_payload(event))
+
+    def is_cancelled(self) -> bool:
+        return self.cancelled.is_set()
+
+    def begin(self, kind: str, step: str, **info: Any) -> None:
+        if self.cancelled.is_set():  # a cancelled run starts no further model call or query
+            raise RunCancelled("the run was cancelled")
+        if self.on_start is not None:
+            self.on_start(running_payload(kind, step, **info))
+
+
+def running_payload(kind: str, step: str, **info: Any) -> dict[str, Any]:
+    """What starts now: ``{"kind": "model", "step", "role", "model"}`` or ``{"kind": "query", "step", "sql"}``."""
+    return {"kind": kind, "step": step, **{k: v for k, v in info.items() if k in {"role", "model", "sql"}}}
 
 
 def step_payload(event: ModelCall | QueryRun | Note) -> dict[str, Any]:

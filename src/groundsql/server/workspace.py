@@ -104,6 +104,7 @@ class Workspace:
         self._catalogs: dict[str, Catalog | None] = {}
         self._types: dict[str, dict[str, dict[str, str]] | None] = {}
         self._catalog_lock = threading.Lock()
+        self._catalog_builds: dict[str, threading.Lock] = {}
         self._active: set[WatchedTrace] = set()
         self._active_lock = threading.Lock()
         self._knowledge_lock = threading.Lock()  # one addition to a knowledge folder at a time
@@ -121,15 +122,37 @@ class Workspace:
         return [{"name": name, "dialect": db.dialect, "location": db.display, "default": name == self.default_database}
                 for name, db in self.databases.items()]
 
-    def catalog(self, name: str | None = None, *, build: bool = False) -> Catalog | None:
-        """The database's catalog: the cached one, or (with `build`) profiled now (statistics only, no model)."""
+    def catalog(self, name: str | None = None, *, build: bool = False, fresh: bool = False) -> Catalog | None:
+        """The database's catalog: the cached one, or (with `build`) profiled now (statistics only, no model).
+
+        A miss is remembered until a call with `build`, or with `fresh`, which looks in the catalog cache again
+        (`groundsql profile` may have filled it meanwhile).
+        """
         name, db = self.database(name)
         with self._catalog_lock:
             catalog = self._catalogs.get(name)
-            if catalog is None and (build or name not in self._catalogs):
+            if catalog is not None or not (build or fresh or name not in self._catalogs):
+                return catalog
+            lock = self._catalog_builds.setdefault(name, threading.Lock())
+        with lock:  # one look (or profiling) per database at a time; other databases and memoised answers go on
+            catalog = self._catalogs.get(name)
+            if catalog is None:
                 catalog = build_catalog(db) if build else cached_catalog(db)
+            with self._catalog_lock:
                 self._catalogs[name] = catalog
+                if catalog is not None:
+                    self._types.pop(name, None)  # lineage types from the catalog from now on
             return catalog
+
+    def _catalog_for_ask(self, name: str, preset: str) -> Catalog | None:
+        """The catalog an ask shows the model: profiled here once, before the question (as `groundsql ask` does), when
+        the preset renders it; so the schema, `/mcp` and every later request see the same catalog."""
+        wanted = getattr(preset_options(preset, self.options.preset_options), "catalog_context", True)
+        try:
+            return self.catalog(name, build=wanted)
+        except GroundsqlError as exc:  # as in the library: the prompt then shows the plain schema
+            log.warning("no catalog for %s (%s); the prompt shows the plain schema", name, exc)
+            return None
 
     def column_types(self, name: str | None = None) -> dict[str, dict[str, str]] | None:
         """``{table: {column: type}}`` of a database (introspected once), for lineage."""
@@ -141,7 +164,7 @@ class Workspace:
 
     def schema(self, name: str | None = None) -> dict[str, Any]:
         name, db = self.database(name)
-        catalog = self.catalog(name)
+        catalog = self.catalog(name, fresh=True)
         return {"database": name, **schema_payload(catalog.schema if catalog is not None else introspect(db), catalog)}
 
     def profile(self, name: str | None = None, table: str | None = None) -> dict[str, Any]:
@@ -284,7 +307,7 @@ class Workspace:
             chosen = preset or self.options.preset
             if chosen not in PRESETS:
                 raise ConfigError(f"unknown preset {chosen!r}; choose one of: {', '.join(sorted(PRESETS))}")
-            catalog = self.catalog(name) if self.options.use_catalog else None
+            catalog = self._catalog_for_ask(name, chosen) if self.options.use_catalog else None
             # without use_catalog, say so (False): `ask` would otherwise profile the database for its prompts
             settings = {"preset": chosen, "samples": self.options.samples,
                         "options": dict(self.options.preset_options),
@@ -292,6 +315,8 @@ class Workspace:
             folder = self.knowledge_folders.get(name)
             if folder is not None and folder.is_dir():  # a folder not created yet holds nothing to load
                 settings["knowledge"] = folder
+            if trace.on_provisional is not None:
+                settings["on_provisional"] = trace.on_provisional
             with self.gate.slot(trace.cancelled.is_set):
                 if trace.cancelled.is_set():
                     raise RunCancelled("the run was cancelled")

@@ -2,7 +2,7 @@
 "use strict";
 
 const PAGE_SIZE = 25;
-const state = { database: null, conversation: null, token: sessionStorage.getItem("groundsql-token") || "" };
+const state = { database: null, conversation: null, profiled: true, token: sessionStorage.getItem("groundsql-token") || "" };
 const $ = (id) => document.getElementById(id);
 
 function el(tag, attrs = {}, ...children) {
@@ -89,7 +89,8 @@ async function loadSchema() {
   try {
     const data = await api(`/v1/databases/${encodeURIComponent(state.database)}/schema`);
     panel.innerHTML = "";
-    if (!data.profiled) panel.append(el("div", { class: "col-type", text: "Not profiled yet: run `groundsql profile` for semantic types and inferred keys." }));
+    state.profiled = data.profiled;
+    if (!data.profiled) panel.append(el("div", { class: "col-type", "data-testid": "not-profiled", text: "Not profiled yet: run `groundsql profile` for semantic types and inferred keys." }));
     for (const table of data.tables) {
       const fks = new Map();
       for (const fk of table.foreign_keys) fk.columns.forEach((c, i) => fks.set(c, `→ ${fk.ref_table}.${fk.ref_columns[i] || ""}${fk.inferred ? " (inferred)" : ""}`));
@@ -166,6 +167,7 @@ function newTurn(question) {
   card.trace = el("details", { class: "trace", "data-testid": "trace" }, el("summary", { text: "Trace: 0 steps" }), card.steps);
   card.body = el("div");
   card.root.append(card.standalone, card.status, card.body, card.trace);
+  card.running = null;
   $("thread").append(card.root);
   card.root.scrollIntoView({ behavior: "smooth", block: "end" });
   return card;
@@ -180,11 +182,48 @@ function addStep(card, step) {
   if (step.kind === "query") item.append(el("div", {}, el("code", { text: step.sql })));
   card.steps.append(item);
   card.trace.querySelector("summary").textContent = `Trace: ${card.steps.children.length} steps`;
-  card.status.textContent = `working… (${step.step})`;
+  if (card.running && card.running.step === step.step && card.running.kind === step.kind) {
+    stopRunning(card);
+    card.status.textContent = `working… (${step.step} finished)`;
+  }
+}
+
+// A model call or query has started: the progress line names it and counts its seconds until it finishes.
+function startRunning(card, now) {
+  stopRunning(card);
+  const what = now.kind === "model" ? `model call ${now.model || ""}`.trim() : "query";
+  const started = Date.now();
+  const show = () => { card.status.textContent = `running ${now.step}: ${what} · ${Math.round((Date.now() - started) / 1000)} s`; };
+  card.running = { step: now.step, kind: now.kind, timer: setInterval(show, 1000) };
+  show();
+}
+
+function stopRunning(card) {
+  if (card.running) clearInterval(card.running.timer);
+  card.running = null;
+}
+
+// A first answer shown while the preset still checks it; the checked answer replaces it.
+function renderProvisional(card, first) {
+  if (card.provisional) card.provisional.remove();
+  const box = el("div", { class: "provisional", "data-testid": "provisional" },
+    el("div", { class: "badge mid", text: first.error ? "first attempt failed — still working…" : `first answer · ${first.row_count} row(s) — still checking…` }),
+    el("pre", { class: "provisional-sql", text: first.sql || "" }));
+  const columns = first.columns || [];
+  if (columns.length) {
+    const table = el("table", { class: "result" });
+    table.append(el("tr", {}, ...columns.map((c) => el("th", { text: c }))));
+    for (const row of (first.rows || []).slice(0, 10)) table.append(el("tr", {}, ...row.map((v) => el("td", { text: v === null ? "NULL" : String(v) }))));
+    box.append(table);
+  }
+  card.provisional = box;
+  card.status.before(box);
 }
 
 function renderAnswer(card, answer) {
+  stopRunning(card);
   card.status.remove();
+  if (card.provisional) { card.provisional.remove(); card.provisional = null; }
   if (answer.turn && answer.turn.standalone && answer.turn.standalone !== answer.turn.question) {
     card.standalone.textContent = "Understood as: " + answer.turn.standalone;
   }
@@ -196,13 +235,18 @@ function renderAnswer(card, answer) {
   const usage = answer.usage || {};
   badges.append(el("span", { class: "badge", text: `${answer.preset} · ${answer.model}` }),
     el("span", { class: "badge", text: `${answer.elapsed_s} s · ${usage.llm_calls || 0} model call(s) · ${(usage.prompt_tokens || 0) + (usage.completion_tokens || 0)} tokens` }));
-  if (answer.run_id) badges.append(el("span", { class: "badge", text: `run #${answer.run_id}` }));
-  card.body.append(badges);
+  if (answer.run_id) badges.append(el("span", { class: "badge", "data-testid": "run-badge", text: `run #${answer.run_id}` }));
+  // what describes the model's answer (badges, warnings, its error) is replaced when edited SQL is run
+  card.meta = el("div", { "data-testid": "answer-meta" }, badges);
+  card.body.append(card.meta);
   if (answer.clarification) card.body.append(el("div", { class: "clarify", "data-testid": "clarification" }, el("b", { text: "A question back: " }), answer.clarification));
-  for (const warning of answer.warnings || []) card.body.append(el("div", { class: "warning", "data-testid": "warning", text: warning }));
-  if (answer.error) card.body.append(el("div", { class: "error", "data-testid": "answer-error", text: "The query failed: " + answer.error }));
+  if (answer.partial) badges.append(el("span", { class: "badge low", "data-testid": "partial-badge", text: "best answer so far" }));
+  for (const note of answer.notes || []) card.meta.append(el("div", { class: "note", "data-testid": "note", text: note }));
+  for (const warning of answer.warnings || []) card.meta.append(el("div", { class: "warning", "data-testid": "warning", text: warning }));
+  if (answer.error) card.meta.append(el("div", { class: "error", "data-testid": "answer-error", text: "The query failed: " + answer.error }));
   renderSql(card, answer.sql);
   renderTable(card, answer);
+  if (!state.profiled) loadSchema();  // the ask profiled the database: semantic types and row counts now exist
   if (answer.run_id) renderMark(card, answer);
 }
 
@@ -242,6 +286,18 @@ function renderMark(card, answer) {
   card.body.append(bar, correction);
 }
 
+// The badges of an edited statement's run: no model, no confidence, no run record — what ran and what it took.
+function renderEditedRun(card, result) {
+  const badges = el("div", { class: "badges" },
+    el("span", { class: "badge edited-badge", "data-testid": "edited-badge", text: "your edited SQL" }),
+    el("span", { class: "badge", text: `${result.elapsed_s} s · 0 model calls · ${result.row_count} row(s)` }));
+  const meta = el("div", { "data-testid": "answer-meta" }, badges);
+  if (result.truncated) meta.append(el("div", { class: "warning", "data-testid": "warning", text: "the result was cut at the row limit" }));
+  if (card.meta) card.meta.replaceWith(meta);
+  else card.body.prepend(meta);
+  card.meta = meta;
+}
+
 function renderSql(card, sql) {
   const box = el("div", { class: "sql-box" });
   const editor = el("textarea", { rows: Math.min(12, Math.max(3, (sql || "").split("\n").length + 1)), "data-testid": "sql", spellcheck: "false" });
@@ -249,21 +305,26 @@ function renderSql(card, sql) {
   card.editor = editor;
   const edited = el("span", { class: "edited" });
   const run = el("button", { "data-testid": "run-sql", text: "Run SQL" });
+  // a refused or failing edit is shown here; the table, chart and badges of the last good run stay as they were
+  const refusal = el("div", { class: "error", "data-testid": "sql-error", hidden: true });
   run.addEventListener("click", async () => {
     run.disabled = true;
     edited.textContent = "running…";
     try {
       const result = await api("/v1/sql", { sql: editor.value, database: state.database });
+      refusal.hidden = true;
+      renderEditedRun(card, result);
       renderTable(card, result);
       edited.textContent = "edited SQL, re-run through the guard";
     } catch (err) {
       edited.textContent = "";
-      card.results.replaceChildren(el("div", { class: "error", "data-testid": "sql-error", text: err.message }));
+      refusal.textContent = err.message + (card.results.childElementCount ? " — the result below is still the last one that ran." : "");
+      refusal.hidden = false;
     } finally {
       run.disabled = false;
     }
   });
-  box.append(editor, el("div", { class: "sql-actions" }, run, edited));
+  box.append(editor, el("div", { class: "sql-actions" }, run, edited), refusal);
   card.body.append(box);
   card.results = el("div", { "data-testid": "results" });
   card.body.append(card.results);
@@ -350,12 +411,15 @@ async function ask(question) {
     }
     let answered = false;
     await stream(`/v1/conversations/${state.conversation}/ask/stream`, { question }, (kind, data) => {
-      if (kind === "step") addStep(card, data);
+      if (kind === "running") startRunning(card, data);
+      else if (kind === "step") addStep(card, data);
+      else if (kind === "provisional") renderProvisional(card, data);
       else if (kind === "answer") { answered = true; renderAnswer(card, data); }
-      else if (kind === "error") { answered = true; card.status.remove(); card.body.append(el("div", { class: "error", "data-testid": "answer-error", text: data.message })); }
+      else if (kind === "error") { answered = true; stopRunning(card); card.status.remove(); card.body.append(el("div", { class: "error", "data-testid": "answer-error", text: data.message })); }
     });
     if (!answered) throw new Error("the answer stream ended early");
   } catch (err) {
+    stopRunning(card);
     card.status.remove();
     card.body.append(el("div", { class: "error", "data-testid": "answer-error", text: err.message }));
   } finally {
@@ -368,10 +432,18 @@ async function ask(question) {
 $("ask-form").addEventListener("submit", (event) => {
   event.preventDefault();
   const question = $("question").value.trim();
-  if (!question) return;
+  const hint = $("ask-hint");
+  if (!question) {  // nothing to send: say so, change nothing else
+    hint.textContent = "Type a question first.";
+    hint.hidden = false;
+    $("question").focus();
+    return;
+  }
+  hint.hidden = true;
   $("question").value = "";
   ask(question);
 });
+$("question").addEventListener("input", () => { $("ask-hint").hidden = true; });
 $("question").addEventListener("keydown", (event) => {
   if (event.key === "Enter" && !event.shiftKey) { event.preventDefault(); $("ask-form").requestSubmit(); }
 });

@@ -131,6 +131,8 @@ def _files_text(fetch: Fetch, preview_rows: int) -> str:
         more = " (cut at the row limit)" if view.truncated else ""
         shown = min(preview_rows, view.row_count)
         lines.append(f"- {view.path.name}: {view.row_count} rows{more}; first {shown}:")
+        if view.lineage:  # where the columns come from (lineage-aware description)
+            lines += ["    " + line for line in view.lineage.splitlines()]
         buffer = io.StringIO()
         writer = csv.writer(buffer, lineterminator="\n")
         writer.writerow(view.columns)

@@ -79,7 +79,7 @@ def test_invalid_and_repeated_actions_are_not_executed(music_db):
                 act("run_sql", "select name, age from singer where country='France'"), act("terminate")],
         validate=['{"valid_result": false, "columns_not_needed": ["age"]}', '{"valid_result": true}'],
     )
-    answer, ctx = _run(music_db, script, max_steps=8)
+    answer, ctx = _run(music_db, script, max_steps=8, schema_linking="on_error", shape_checks=False)
     kinds = [t["action"] for t in _turns(ctx, "action")]
     # "fly" is outside the action enum: the provider asks once more, then the reply is refused
     assert kinds == ["invalid", "invalid", "run_sql", "repeated", "terminate"]
@@ -108,7 +108,7 @@ def test_not_found_error_relinks_the_schema_and_replans(music_db):
     replan = script.prompts["plan"][1]
     assert "name:TEXT" in replan and "country:TEXT['France'" in replan and "no such column: nme" in replan
     assert "country:TEXT['France'" in script.prompts["action"][1]  # the action agent now sees the compact schema
-    assert _turns(ctx, "schema-link")[0]["relinks"] == 1
+    assert _turns(ctx, "schema-link")[-1]["relinks"] == 1
 
 
 def test_relinked_schema_carries_descriptions_and_rules_to_the_planner(music_db):
@@ -215,7 +215,7 @@ def test_each_agent_turn_is_logged_for_verbose(music_db, caplog):
 def test_tree_repair_fixes_exact_slips_before_relinking_or_the_model(music_db):
     slip = "SELECT T2.name FROM singer AS T1 JOIN song AS T2 ON T1.singer_id = T2.singer_id WHERE T2.title = 'Hey'"
     script = AgentScript(action=[act("run_sql", slip)])
-    answer, ctx = _run(music_db, script)
+    answer, ctx = _run(music_db, script, schema_linking="on_error", shape_checks=False)
     assert answer.result.rows == [("Joe",)] and "T1.name" in answer.sql
     assert "link" not in script.prompts and "refine" not in script.prompts
     assert _turns(ctx, "tree-repair")[0]["rules"] == ["qualifier"]
@@ -241,7 +241,7 @@ def test_ask_preset_recap_verbose_shows_each_agent(music_db, monkeypatch, caplog
 def test_an_agent_stuck_on_inspecting_is_made_to_answer(music_db):
     count = "SELECT count(*) FROM singer WHERE country = 'France'"
     script = AgentScript(action=[act("inspect", count)] * 2 + [act("run_sql", count)])
-    answer, ctx = _run(music_db, script)
+    answer, ctx = _run(music_db, script, shape_checks=False)  # the count would fail the exact list check
     assert [t["action"] for t in _turns(ctx, "action")] == ["inspect", "repeated", "run_sql"]
     assert answer.sql == count and answer.result.rows == [(2,)]
     forced = [c for c in script.model.calls if "one action at a time" in c["messages"][-1]["content"]][-1]

@@ -161,7 +161,7 @@ def _say_plan(state: RecapState, say, *, fallback: bool = False) -> None:
 
 def _step(ctx: Context, state: RecapState, options: RecapLoopOptions, roles: AgentRoles, say) -> None:
     """One action: refused, terminate, inspect, or an answer query with its critique, repair and validation."""
-    no_answer = not any(c.ok for c in state.attempts)
+    no_answer = not any(c.ok for c in state.attempts if c.source != "recap:presql")
     answer_now = no_answer and (state.steps == options.max_steps - 1 or state.refused_in_a_row >= MAX_REFUSED)
     action = next_action(ctx, state, role=roles.actor, answer_now=answer_now)
     state.steps += 1
@@ -173,7 +173,8 @@ def _step(ctx: Context, state: RecapState, options: RecapLoopOptions, roles: Age
         state.history.append(f"{state.steps}. {action.kind} action, refused: {action.reason}")
         return
     if action.kind == "terminate":
-        last = state.attempts[-1] if state.attempts else None
+        # the PreSQL draft is no answer of the loop's: terminating on it alone would skip every check
+        last = next((c for c in reversed(state.attempts) if c.source != "recap:presql"), None)
         if last is not None and last.ok:
             state.final = last
             say("terminate", sql=last.sql)

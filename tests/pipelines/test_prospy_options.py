@@ -133,14 +133,12 @@ def test_python_auto_skips_the_stage_for_a_question_sql_answers(music_db):
 
 
 def test_python_auto_runs_the_stage_for_analysis(music_db):
-    pytest.importorskip("pandas")
     script = Script(SALES, answer_view="sales")
     answer = _ask(music_db, script, "What is the median song sales of each singer?")
     assert "prospy.python:1" in _steps(answer) and answer.trace.notes("prospy.python-stage")[0]["run"]
 
 
 def test_python_always_runs_the_stage_even_when_a_view_answers(music_db):
-    pytest.importorskip("pandas")
     answer = _ask(music_db, Script(PLAIN), python="always")
     assert "prospy.python:1" in _steps(answer)
 
@@ -163,7 +161,6 @@ def test_fetching_sql_vote_votes_over_samples_without_views_or_python(music_db):
 
 
 def test_view_lineage_describes_columns_by_their_sources(music_db):
-    pytest.importorskip("pandas")
     script = Script(SALES, answer_view="sales")
     _ask(music_db, script, python="always")
     files = script.prompts["python"][0]

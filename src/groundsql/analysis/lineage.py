@@ -67,7 +67,9 @@ def _sources(column: str, tree: exp.Expression, mapping: dict, dialect: str) -> 
     for leaf in node.walk():
         if leaf.downstream or not isinstance(leaf.source, exp.Table):
             continue
-        name = f"{leaf.source.name}.{leaf.name.split('.')[-1]}"
+        column_name = leaf.expression.name if isinstance(leaf.expression, exp.Column) else \
+            leaf.name.split(".")[-1].strip('"`[]')
+        name = f"{leaf.source.name}.{column_name}"
         if leaf.source.name in mapping and name not in found:
             found.append(name)
     return found
@@ -81,7 +83,10 @@ def _expression_text(expression: exp.Expression, dialect: str) -> str:
     inner = expression.unalias() if isinstance(expression, exp.Alias) else expression
     if isinstance(inner, exp.Column) and inner.table:
         return f"{inner.table}.{inner.name}"
-    return inner.sql(dialect=dialect)
+    plain = inner.copy()
+    for identifier in plain.find_all(exp.Identifier):
+        identifier.set("quoted", False)  # the model reads names, not the dialect's quoting
+    return plain.sql(dialect=dialect)
 
 
 def _with_description(ctx: Context, source: str) -> str:

@@ -176,7 +176,7 @@ _ANALYSIS = re.compile(
     r"outliers?|moving average|rolling|running total|cumulative\w*|year[- ]over[- ]year|"
     r"(?:percentage |percent )?(?:change|growth|increase|decrease) (?:from|over|since|compared)|"
     r"previous (?:year|month|quarter|period|week|day)|cohorts?|retention|retained|bought again|"
-    r"share of (?:all|the total|total)|what percentage|in percent|as a percentage|"
+    r"(?:what|the) share of|share of (?:all|the total|total)|what percentage|in percent|as a percentage|"
     r"top \d+ \w+ (?:in|per|of|for) each|rank(?:ed|ing)? (?:within|in|per) each|"
     r"smallest number of top|"
     r"(?:in|for|within) each [\w ]{1,30}?, (?:which|who)|"  # the top row(s) of every group

@@ -118,3 +118,14 @@ def test_enrich_is_off_by_default(music_db):
     answer, orch, gen = run(music_db, COUNT_QUESTION, [LISTING_LEDGER, emit(COUNT)])
     assert "agentnlq:enrich" not in [e.step for e in answer.trace.events if e.kind == "model"] and not gen.calls
     assert not [n for n in answer.trace.notes("agentnlq") if n["stage"] == "enrich"]
+
+
+@pytest.mark.parametrize(("shape_checks", "outcome"), [(True, "suspicious"), (False, "ok")])
+def test_shape_checks_switch_the_unasked_limit_feedback(music_db, shape_checks, outcome):
+    limited = NAMES + " LIMIT 1"
+    answer, orch, _ = run(music_db, LIST_QUESTION, [COUNTING_LEDGER, emit(limited), emit(NAMES)],
+                          shape_checks=shape_checks)  # the corrected sheet expects no row count
+    rounds = [n for n in answer.trace.notes("agentnlq") if n["stage"] == "round"]
+    assert rounds[0]["outcome"] == outcome
+    if shape_checks:
+        assert "drop the LIMIT" in rounds[0]["feedback"] and sorted(answer.result.rows) == [("Ann",), ("Joe",)]

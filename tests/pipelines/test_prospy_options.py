@@ -102,6 +102,12 @@ def test_without_example_columns_keeps_an_asked_number_and_the_ordering():
     assert without_example_columns("SELECT COUNT(*) AS row_count FROM singer", "sqlite", "Which singers?") is None
 
 
+@pytest.mark.parametrize(("repair", "rows"), [(True, 2), (False, 1)])
+def test_shape_repair_drops_an_unasked_limit_of_the_answer_view(music_db, repair, rows):
+    answer = _ask(music_db, Script({**PLAIN, "limit": 1}), shape_repair=repair)
+    assert answer.result.row_count == rows and bool(answer.trace.notes("shape-repair")) is repair
+
+
 def test_profile_false_builds_and_uses_no_catalog(music_db):
     answer = _ask(music_db, Script(PLAIN), profile=False)
     assert answer.trace.notes("catalog") == [] and answer.trace.notes("prospy.profile")[0]["skipped"]

@@ -101,3 +101,13 @@ def test_a_list_for_how_many_fails_the_validator_without_the_model(music_db):
 def test_recap_options_are_typed(music_db):
     with pytest.raises(OptionsError, match="schema_linking"):
         _run(music_db, AgentScript(), schema_linking="always")
+
+
+def test_an_idle_join_is_caught_by_the_exact_critique_before_the_model(music_db):
+    joined = "SELECT s.name FROM singer s JOIN song g ON g.singer_id = s.singer_id WHERE s.age > 30"
+    script = AgentScript(action=[act("run_sql", joined)])
+    answer, ctx = _run(music_db, script, "Which singers are older than 30?")
+    critique = _turns(ctx, "sql-critique")[0]
+    assert critique["exact"] and "song" not in critique["revised"].lower()
+    assert "recap:sql-critique" not in _steps(ctx) and "song" not in answer.sql.lower()
+    assert sorted(answer.result.rows) == [("Bo",), ("Cy",), ("Joe",)]

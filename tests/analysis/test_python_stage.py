@@ -59,6 +59,15 @@ def test_errors_go_back_for_revision(music_db: Path) -> None:
     first_fix = model.calls[3]["messages"][-1]["content"]
     assert "FileNotFoundError" in first_fix and "sales.csv" in first_fix
     assert "did not write result.csv" in model.calls[4]["messages"][-1]["content"]
+    assert "Only these files and columns exist" in first_fix and "- singer_sales.csv: name, total" in first_fix
+    assert "Only these files" not in model.calls[4]["messages"][-1]["content"]  # not a missing name
+
+
+def test_python_hints_false_leaves_the_traceback_alone(music_db: Path) -> None:
+    broken = "```python\nimport pandas as pd\ndf = pd.read_csv('sales.csv')\n```"
+    answer, model = prospy(music_db, ["plan", batch(SALES), broken, SHARE_CODE], python_hints=False)
+    assert "FileNotFoundError" in model.calls[3]["messages"][-1]["content"]
+    assert "Only these files" not in model.calls[3]["messages"][-1]["content"] and answer.result.row_count == 3
 
 
 def test_when_python_keeps_failing_the_answer_is_the_last_view(music_db: Path) -> None:

@@ -74,6 +74,8 @@ class ProspyOptions(LinkOptions, LinkerChoice):
     view_lineage: bool = Field(True, description="describe each fetched view's columns by the base columns they "
                                                  "come from, with their descriptions")
     shape_repair: bool = Field(True, description="run the exact rewrites the question-shape checks propose")
+    python_hints: bool = Field(True, description="when the Python code reads a file or column that does not "
+                                                 "exist, the revision request names those that do")
     schema_tokens: int = Field(2500, ge=200, description="token budget of the schema text in prompts")
     schema_style: Literal["ddl", "compact"] = Field("ddl", description="how the profiled schema is shown")
     fetch_rounds: int = Field(3, ge=1, description="view fetching rounds")
@@ -101,7 +103,7 @@ def prospy(ctx: Context, options: ProspyOptions) -> Answer:
     fetch_options = FetchOptions(rounds=options.fetch_rounds, max_views=options.max_views, max_rows=options.view_rows,
                                  fix_attempts=options.view_fixes, plan=options.plan, constrained=options.constrained,
                                  lineage=options.view_lineage)
-    python_options = PythonOptions(revisions=options.python_revisions,
+    python_options = PythonOptions(revisions=options.python_revisions, name_hints=options.python_hints,
                                    limits=SandboxLimits(timeout_s=options.python_timeout_s))
     with ViewStore() as store:
         names = subset.table_names() or None

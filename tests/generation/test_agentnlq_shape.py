@@ -129,3 +129,12 @@ def test_shape_checks_switch_the_unasked_limit_feedback(music_db, shape_checks, 
     assert rounds[0]["outcome"] == outcome
     if shape_checks:
         assert "drop the LIMIT" in rounds[0]["feedback"] and sorted(answer.result.rows) == [("Ann",), ("Joe",)]
+
+
+def test_agentnlq_options_are_typed(music_db):
+    from groundsql.options import OptionsError
+
+    with pytest.raises(OptionsError, match="enrich"):
+        run(music_db, LIST_QUESTION, [], enrich="sometimes")
+    with pytest.raises(OptionsError, match="ledger_shap"):
+        run(music_db, LIST_QUESTION, [], ledger_shapes=False)

@@ -50,8 +50,11 @@ def aggregate_bare_columns(tree: exp.Expression, facts: RepairFacts) -> RuleOutc
                     or (use.source.alias.lower(), use.name.lower()) in grouped_keys
                     or _is_grouped(node, select, grouped, facts.dialect)):
                 continue
-            node.replace(_aggregate(node.copy(), follow, facts.dialect))
             wrapped.append(node.sql(dialect=facts.dialect))
+            aggregate = _aggregate(node.copy(), follow, facts.dialect)
+            if node.parent is select and node.arg_key == "expressions":  # the answer keeps its column name
+                aggregate = exp.alias_(aggregate, exp.to_identifier(node.name, quoted=node.this.quoted))
+            node.replace(aggregate)
         if wrapped:
             how = (f"the value at the row of {follow.sql(dialect=facts.dialect)}" if follow is not None
                    else "one value of each group")

@@ -11,8 +11,9 @@ from sqlglot import exp
 
 from groundsql.sql.repairs.base import RepairFacts, RuleOutcome
 
-#: Engines whose LIKE keeps case (MariaDB's follows the column's collation, usually case-insensitive).
-CASE_KEEPING_LIKE = ("postgres", "duckdb", "spark")
+#: Engines whose LIKE may keep case (MariaDB's follows the column's collation: a binary one keeps it, and there
+#: the rewrite is `LOWER(…) LIKE LOWER(…)`).
+CASE_KEEPING_LIKE = ("postgres", "duckdb", "spark", "mysql")
 
 
 def like_ignoring_case(tree: exp.Expression, facts: RepairFacts) -> RuleOutcome:

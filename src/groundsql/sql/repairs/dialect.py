@@ -61,7 +61,7 @@ def transpile_dialect(sql: str, facts: RepairFacts) -> tuple[str, str] | None:
         if after is None or parse_query(after, target) is None or _same_text(after, sql):
             continue
         if (unknown and _called_names(after, target) & unknown
-                and not _calls_changed(tree, parse_query(after, target), unknown)):
+                and not _calls_changed(tree, parse_query(after, target), unknown, target)):
             continue
         return source, after
     return None
@@ -82,19 +82,24 @@ def _transpile(sql: str, source: str, target: str) -> str | None:
         return None
 
 
-def _calls_changed(before: exp.Expression | None, after: exp.Expression | None, names: set[str]) -> bool:
+def _calls_changed(before: exp.Expression | None, after: exp.Expression | None, names: set[str],
+                   dialect: str) -> bool:
     """Whether the calls of the functions the engine refused are gone or called otherwise (DuckDB has a
     STRFTIME, but with its arguments the other way round from SQLite's)."""
-    if after is None:
+    if after is None or before is None:
         return False
-    if before is None:
-        return not (_function_names(after) & names)
-    return _calls(before, names) != _calls(after, names)
+    return _calls(before, names, dialect) != _calls(after, names, dialect)
 
 
-def _calls(tree: exp.Expression, names: set[str]) -> set[str]:
-    return {func.sql().lower() for func in tree.find_all(exp.Func)
-            if (func.name if isinstance(func, exp.Anonymous) else func.sql_name()).lower() in names}
+def _calls(tree: exp.Expression, names: set[str], dialect: str) -> set[str]:
+    """The calls of `names` in `tree`, as the engine would read them (sqlglot may name a node otherwise)."""
+    calls = set()
+    for func in tree.find_all(exp.Func):
+        text = func.sql(dialect=dialect)
+        tokens = sqlglot.Dialect.get_or_raise(dialect).tokenize(text)
+        if len(tokens) > 1 and tokens[0].text.lower() in names and tokens[1].token_type == TokenType.L_PAREN:
+            calls.add(text.lower())
+    return calls
 
 
 def _unknown_functions(sql: str, tree: exp.Expression, error: str, dialect: str) -> set[str]:

@@ -10,6 +10,10 @@ every run there with the same sample.
     GROUNDSQL_THREADS=2 python benchmarks/engines.py --preset baseline --model local:qwen2.5-coder-1.5b
     python benchmarks/engines.py --report-only                # rewrite engines.md and engines.png
     python benchmarks/engines.py --gold --n 646               # no model: the SQLite gold SQL as the predictions
+    python benchmarks/engines.py --preset baseline --option model_dialect=sqlite   # SQLite-flavoured drafts
+
+Each engine's losses against SQLite (right on SQLite, wrong on the engine) are classed: engine refusal, gold
+artifact (the same query, another answer), or the model wrote another query (`LOSS_CLASSES`).
 """
 
 from __future__ import annotations
@@ -55,6 +59,20 @@ ERROR_CLASSES = (
     ("syntax", ("syntax", "parse", "parser error", "cannot parse")),
 )
 
+#: sqlglot dialect of each engine (to read its predictions when classing losses).
+DIALECTS = {"sqlite": "sqlite", "duckdb": "duckdb", "postgres": "postgres", "mariadb": "mysql", "spark": "spark"}
+
+#: Why a question right on SQLite is wrong on another engine, in the order they are tested.
+LOSS_CLASSES = {
+    "engine refusal": "the engine refused the query (an execution error other than an unknown name): SQLite "
+                      "leniency such as text compared with numbers, a bare column beside GROUP BY, a scalar "
+                      "subquery with several rows, a SQLite-only function",
+    "gold artifact": "the model wrote the same query as on SQLite and it ran: the answers differ because the gold "
+                     "or the data carries over differently (case-insensitive LIKE in the gold, stored spaces)",
+    "model wrote another query": "a different query (an invented or re-cased name, another reading of the "
+                                 "question) for a prompt that differs in its dialect line and names",
+}
+
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -63,6 +81,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="override or add an engine's URL template (repeatable)")
     parser.add_argument("--preset", default="baseline")
     parser.add_argument("--model", default="local:qwen2.5-coder-1.5b")
+    parser.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
+                        help="a preset option (repeatable; JSON values), e.g. model_dialect=sqlite; named in the run")
     parser.add_argument("--gold", action="store_true",
                         help="no model: score the SQLite gold SQL as predictions (how far SQLite-style SQL carries)")
     parser.add_argument("--n", type=int, default=150, help="questions sampled from the open Spider split (the "
@@ -116,8 +136,20 @@ def load(dataset: Path, template: str, db_ids: list[str]) -> None:
             print(f"  {entry.db_id}: FAILED {entry.error}", flush=True)
 
 
+def preset_options(args: argparse.Namespace) -> dict[str, Any]:
+    options = {}
+    for item in args.option:
+        key, _, value = item.partition("=")
+        try:
+            options[key.strip()] = json.loads(value)
+        except json.JSONDecodeError:
+            options[key.strip()] = value
+    return options
+
+
 def run_name(args: argparse.Namespace, engine: str) -> str:
-    what = "gold" if args.gold else f"{args.preset}__{slug(args.model)}"
+    given = "".join(f"_{key}-{value}" for key, value in sorted(preset_options(args).items()))
+    what = "gold" if args.gold else f"{args.preset}{slug(given)}__{slug(args.model)}"
     return f"{engine}__{what}__n{args.n}_seed{args.seed}"
 
 
@@ -138,7 +170,7 @@ def run(args: argparse.Namespace, engine: str, template: str, command: str) -> N
 
     evaluate(args.dataset, preset=args.preset, model=None if args.gold else args.model, out=run_dir,
              predictions=predictions, progress=progress, sample=args.n, seed=args.seed, report=False,
-             engine=template or None, ids=ids)
+             engine=template or None, ids=ids, **({"options": preset_options(args)} if args.option else {}))
 
 
 def strided_ids(args: argparse.Namespace) -> list[str]:
@@ -209,6 +241,8 @@ def write_results(args: argparse.Namespace) -> str:
                 f"{', '.join(f'{k} {v}' for k, v in errors.most_common()) or '–'} | "
                 f"{summary['latency_s']['p50']:.2f} / {summary['latency_s']['p90']:.2f} |")
         lines.append("")
+        if what != "gold" and "sqlite" in table:
+            lines += loss_table(table)
     args.results.mkdir(parents=True, exist_ok=True)
     if bars:
         plot(bars, args.results / "engines.png")
@@ -219,6 +253,71 @@ def write_results(args: argparse.Namespace) -> str:
         text += "\n" + NOTES_MARKER + path.read_text(encoding="utf-8").split(NOTES_MARKER, 1)[1]
     path.write_text(text, encoding="utf-8")
     return text
+
+
+def loss_table(table: dict[str, tuple[dict, list[dict]]]) -> list[str]:
+    """Each engine against SQLite, question by question on the questions both kept: wins, and losses by class
+    (`LOSS_CLASSES`) with their question ids."""
+    sqlite = {str(r["id"]): r for r in table["sqlite"][1] if not r.get("excluded")}
+    lines = ["Against SQLite, question by question (on the questions both kept); each loss classed:", "",
+             "| engine | both kept | won | lost | " + " | ".join(LOSS_CLASSES) + " |",
+             "|---|---:|---:|---:|" + "---|" * len(LOSS_CLASSES)]
+    for engine, (_, records) in table.items():
+        if engine == "sqlite":
+            continue
+        both = [(sqlite[str(r["id"])], r) for r in records if not r.get("excluded") and str(r["id"]) in sqlite]
+        won = sum(1 for base, other in both if other.get("correct") and not base.get("correct"))
+        losses: dict[str, list[str]] = {name: [] for name in LOSS_CLASSES}
+        for base, other in both:
+            if base.get("correct") and not other.get("correct"):
+                losses[loss_class(base, other, DIALECTS.get(engine, engine))].append(f"q{other['id']}")
+        lost = sum(len(ids) for ids in losses.values())
+        cells = [f"{len(ids)} ({', '.join(ids)})" if ids else "0" for ids in losses.values()]
+        lines.append(f"| {engine} | {len(both)} | {won} | {lost} | " + " | ".join(cells) + " |")
+    lines += [""] + [f"- *{name}*: {meaning}." for name, meaning in LOSS_CLASSES.items()] + [""]
+    return lines
+
+
+def loss_class(sqlite_record: dict, engine_record: dict, dialect: str) -> str:
+    """The class of one loss: the engine refused the query, the same query ran with another answer (the gold's
+    or the data's difference), or the model wrote another query."""
+    if engine_record.get("failure") == "execution_error" and error_class(engine_record.get("error")) not in (
+            "unknown column", "unknown table"):
+        return "engine refusal"
+    if same_query(sqlite_record.get("sql") or "", "sqlite", engine_record.get("sql") or "", dialect):
+        return "engine refusal" if engine_record.get("error") else "gold artifact"
+    return "model wrote another query"
+
+
+def same_query(a: str, dialect_a: str, b: str, dialect_b: str) -> bool:
+    """Whether two predictions are one query up to dialect: names compared without case or quotes, LIKE and
+    ILIKE alike, explicit NULL ordering ignored (sqlglot's trees, written back as SQLite)."""
+    canonical = [_canonical(a, dialect_a), _canonical(b, dialect_b)]
+    return canonical[0] is not None and canonical[0] == canonical[1]
+
+
+def _canonical(sql: str, dialect: str) -> str | None:
+    import sqlglot
+    from sqlglot import exp
+    from sqlglot.errors import SqlglotError
+
+    try:
+        tree = sqlglot.parse_one(sql, read=dialect)
+    except (SqlglotError, ValueError):
+        return None
+    if tree is None:
+        return None
+    for identifier in tree.find_all(exp.Identifier):
+        identifier.set("this", identifier.name.lower())
+        identifier.set("quoted", False)
+    for ordered in tree.find_all(exp.Ordered):
+        ordered.set("nulls_first", None)
+    for like in list(tree.find_all(exp.ILike)):
+        like.replace(exp.Like(**{k: v.copy() for k, v in like.args.items() if v is not None}))
+    for division in tree.find_all(exp.Div):
+        division.set("safe", None)
+        division.set("typed", None)
+    return " ".join(tree.sql(dialect="sqlite", normalize=True).split()).lower()
 
 
 def plot(bars: dict[str, dict[str, tuple[float, float]]], path: Path) -> None:

@@ -1,5 +1,6 @@
 """Tree repair rules on real SQLite, DuckDB, PostgreSQL, MariaDB and Spark databases: each rule on a query that
-needs it, and a near case where it must not fire. Every repaired query is re-run through `Database.execute`."""
+needs it, and a near case where it must not fire. Every repaired query is re-run through `Database.execute`.
+SQLite-flavoured SQL transpiled for each engine must return SQLite's rows there."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from groundsql.catalog.schema import ForeignKey, Schema
 from groundsql.context import Context
 from groundsql.db import Database
 from groundsql.generation.tree_repair import TreeRepair, TreeRepairOptions, tree_repair
+from groundsql.sql.sqlite_flavour import from_sqlite
 
 pytestmark = pytest.mark.integration
 
@@ -444,3 +446,38 @@ def test_dialect_concat_where_the_engine_lacks_it(shop):
     fixed = _repair(shop, sql)
     assert _rows(fixed) == [("Nirvana!",), ("Bjork!",)]  # CONCAT runs as it is, or becomes `name || '!'`
     assert fixed.candidate.sql == sql or _rules(fixed) == ["dialect"]
+
+
+# -- SQLite-flavoured SQL carried to the engine (model_dialect=sqlite, sql.sqlite_flavour) -----------------
+
+#: (what it checks, a query as a model writes it for SQLite, the rows SQLite returns).
+SQLITE_QUERIES = [
+    ("integer division truncates", "SELECT quantity / 2 FROM sale ORDER BY sale_id", [(1,), (0,), (1,)]),
+    ("a real divided stays real", "SELECT quantity * 1.0 / 2 FROM sale ORDER BY sale_id", [(1.0,), (0.5,), (1.5,)]),
+    ("NULLs sort first ascending", "SELECT x FROM (SELECT NULL AS x UNION ALL SELECT 1 AS x) AS u ORDER BY x",
+     [(None,), (1,)]),
+    ("NULLs sort last descending", "SELECT x FROM (SELECT NULL AS x UNION ALL SELECT 1 AS x) AS u ORDER BY x DESC",
+     [(1,), (None,)]),
+    ("LIKE ignores case", "SELECT track_name FROM track WHERE track_name LIKE 'LITH%'", [("Lithium",)]),
+    ("names in any case", "SELECT Track_Name FROM Track WHERE Track.Track_ID = 1000", [("Lithium",)]),
+    ("a double-quoted word that names nothing is a string",
+     "SELECT track_name FROM track WHERE genre = \"Rock\" ORDER BY track_id", [("Lithium",), ("Polly",)]),
+    ("strftime", "SELECT strftime('%Y', sold_on) FROM sale WHERE sale_id = 1", [("2024",)]),
+    ("julianday", "SELECT CAST(julianday('2024-03-01') - julianday(sold_on) AS INTEGER) FROM sale WHERE sale_id = 2",
+     [(230,)]),
+    ("string concatenation", "SELECT name || '!' FROM artist ORDER BY artist_id", [("Nirvana!",), ("Bjork!",)]),
+]
+
+
+@pytest.mark.parametrize(("what", "sql", "rows"), SQLITE_QUERIES, ids=[w for w, _, _ in SQLITE_QUERIES])
+def test_sqlite_flavoured_sql_returns_the_sqlite_rows_on_every_engine(shop, what, sql, rows):
+    engine_sql = from_sqlite(sql, shop.dialect, introspect(shop))
+    if shop.dialect == "sqlite":
+        assert engine_sql == sql
+    result = shop.execute(engine_sql)
+    assert _normal([tuple(r) for r in result.rows]) == _normal(rows), engine_sql
+
+
+def test_what_sqlglot_cannot_read_is_kept_as_written():
+    assert from_sqlite("SELEC nothing", "postgres") == "SELEC nothing"
+    assert from_sqlite("SELECT a FROM t", "sqlite") == "SELECT a FROM t"

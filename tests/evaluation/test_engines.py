@@ -216,3 +216,13 @@ def test_cli_eval_load(spider_dir: Path, tmp_path: Path) -> None:
     assert "names in lower case" in report.read_text()
     several = CliRunner().invoke(cli, ["eval", "load", str(spider_dir), "--into", f"duckdb:///{tmp_path}/one.duckdb"])
     assert several.exit_code != 0 and "{db_id}" in several.output
+
+
+def test_transpile_gold_keeps_integer_division_where_the_engine_would_not_truncate() -> None:
+    from groundsql.catalog.schema import Column, Schema, Table
+
+    schema = Schema(dialect="sqlite", tables=[Table("singer", [Column("age", "INTEGER"), Column("name", "TEXT")])])
+    gold = "SELECT avg(age) / 2, age / 2 FROM singer"
+    assert transpile_gold(gold, "duckdb", {"singer", "age"}, schema).endswith(", age // 2 FROM singer")
+    assert transpile_gold(gold, "mysql", {"singer", "age"}, schema).endswith("age DIV 2 FROM singer")
+    assert "DIV" not in transpile_gold(gold, "duckdb", {"singer", "age"})  # no schema: sqlglot's reading

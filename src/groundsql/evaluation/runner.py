@@ -569,7 +569,8 @@ class EngineGold:
         if q.db_path is None:
             return None, "gold_error", f"the SQLite original of {q.db_id} is missing, so the gold cannot be checked"
         try:
-            gold = transpile_gold(q.gold_sql, self.dialect, self.names(q.db_path))
+            gold = transpile_gold(q.gold_sql, self.dialect, self.names(q.db_path),
+                                  self._original_schema(q.db_path) if q.db_path is not None else None)
         except GoldNotTranspilable as exc:
             return None, "untranspilable", f"gold SQL does not transpile to {self.dialect}: {exc}"
         original = self.scorer.gold_result(q.db_path, q.gold_sql)

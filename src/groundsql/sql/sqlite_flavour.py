@@ -53,7 +53,7 @@ def from_sqlite(sql: str, dialect: str, schema: Schema | None = None) -> str:
         return sql
     if schema is not None:
         _strings_for_unknown_quoted_names(tree, schema)
-        _integer_division(tree, schema, dialect)
+        integer_division(tree, schema, dialect)
         _catalog_spelling(tree, schema, dialect)
     for like in list(tree.find_all(exp.Like)):
         like.replace(exp.ILike(**{k: v.copy() for k, v in like.args.items() if v is not None}))
@@ -108,7 +108,9 @@ def _respell(node: exp.Expression, key: str, names: dict[str, str], dialect: str
     node.set(key, exp.to_identifier(stored, quoted=quoted))
 
 
-def _integer_division(tree: exp.Expression, schema: Schema, dialect: str) -> None:
+def integer_division(tree: exp.Expression, schema: Schema, dialect: str) -> None:
+    """Each division of two integers (declared types, integer literals, COUNT…) in a SQLite tree → the engine's
+    truncating division, where its `/` would not truncate (DuckDB, MySQL/MariaDB, Spark)."""
     if dialect not in _REAL_DIVISION:
         return
     resolution = resolve(tree, schema, "sqlite")

@@ -11,6 +11,7 @@ every run there with the same sample.
     python benchmarks/engines.py --report-only                # rewrite engines.md and engines.png
     python benchmarks/engines.py --gold --n 646               # no model: the SQLite gold SQL as the predictions
     python benchmarks/engines.py --preset baseline --option model_dialect=sqlite   # SQLite-flavoured drafts
+    python benchmarks/engines.py --replay-sqlite --preset baseline   # no model: the SQLite run's SQL, transpiled
 
 Each engine's losses against SQLite (right on SQLite, wrong on the engine) are classed: engine refusal, gold
 artifact (the same query, another answer), or the model wrote another query (`LOSS_CLASSES`).
@@ -52,10 +53,11 @@ ERROR_CLASSES = (
     ("unknown table", ("no such table", "table_or_view_not_found", "relation", "doesn't exist",
                        "table with name")),
     ("unknown column", ("no such column", "unknown column", "unresolved_column", "does not exist",
-                        "not found in from clause", "referenced column")),
+                        "not found in from clause", "referenced column", "does not have a column")),
+    ("grouping", ("group by", "aggregate")),  # before functions: DuckDB says "part of an aggregate function"
+    ("subquery", ("more than one row returned by a subquery", "subquery returns more than 1 row")),
     ("unknown function", ("no such function", "unresolved_routine", "function", "scalar function")),
-    ("grouping", ("group by", "aggregate")),
-    ("types", ("operator does not exist", "cannot compare", "type", "cast")),
+    ("types", ("operator does not exist", "cannot compare", "type", "cast", "conversion error")),
     ("syntax", ("syntax", "parse", "parser error", "cannot parse")),
 )
 
@@ -91,6 +93,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--every", type=int, default=1, metavar="K",
                         help="ask only every K-th question of the sample (file order, so every database keeps some), "
                              "for costly presets; the run stays resumable and can be completed later with K=1")
+    parser.add_argument("--replay-sqlite", action="store_true",
+                        help="no model: the SQLite run's queries of --preset/--model as every engine's predictions, "
+                             "carried by model_dialect=sqlite's transpiler (what that mode gives when the model writes "
+                             "on every engine what it wrote on SQLite)")
+    parser.add_argument("--tree-repair", action="store_true",
+                        help="with --replay-sqlite: each replayed query that fails or returns nothing on the engine "
+                             "gets the tree repair first (no model call), as `baseline_tree_repair` would")
     parser.add_argument("--load", action="store_true", help="(re)load the sample's databases into each engine first")
     parser.add_argument("--load-only", action="store_true", help="(re)load the copies and run nothing")
     parser.add_argument("--dataset", type=Path, default=DEFAULT_SPIDER)
@@ -150,6 +159,8 @@ def preset_options(args: argparse.Namespace) -> dict[str, Any]:
 def run_name(args: argparse.Namespace, engine: str) -> str:
     given = "".join(f"_{key}-{value}" for key, value in sorted(preset_options(args).items()))
     what = "gold" if args.gold else f"{args.preset}{slug(given)}__{slug(args.model)}"
+    if getattr(args, "replay_sqlite", False):
+        what = f"replay{'-tree_repair' if args.tree_repair else ''}-{what}"
     return f"{engine}__{what}__n{args.n}_seed{args.seed}"
 
 
@@ -160,6 +171,8 @@ def run(args: argparse.Namespace, engine: str, template: str, command: str) -> N
     run_dir.mkdir(parents=True, exist_ok=True)
     (run_dir / "command.txt").write_text(f"{command}\n# machine: {machine()}\n", encoding="utf-8")
     predictions = gold_predictions(args.dataset, run_dir) if args.gold else None
+    if args.replay_sqlite:
+        predictions = replayed_predictions(args, engine, template, run_dir)
     ids = strided_ids(args) if args.every > 1 else None
     print(f"== {engine}: {run_dir}" + (f" (every {args.every}th question: {len(ids)})" if ids else ""), flush=True)
     started = time.time()
@@ -168,9 +181,57 @@ def run(args: argparse.Namespace, engine: str, template: str, command: str) -> N
         mark = "–" if record.get("excluded") else "✓" if record.get("correct") else "✗"
         print(f"  [{finished}/{total}] {mark} q{record['id']} ({time.time() - started:.0f}s)", flush=True)
 
-    evaluate(args.dataset, preset=args.preset, model=None if args.gold else args.model, out=run_dir,
+    evaluate(args.dataset, preset=args.preset, model=None if args.gold or args.replay_sqlite else args.model,
+             out=run_dir,
              predictions=predictions, progress=progress, sample=args.n, seed=args.seed, report=False,
              engine=template or None, ids=ids, **({"options": preset_options(args)} if args.option else {}))
+
+
+def replayed_predictions(args: argparse.Namespace, engine: str, template: str, run_dir: Path) -> Path:
+    """The SQLite run's queries, each carried to `engine` by `sql.sqlite_flavour.from_sqlite` with the copy's
+    structure (`model_dialect=sqlite` without the model)."""
+    from groundsql.catalog import introspect
+    from groundsql.db import Database
+    from groundsql.evaluation import load_run
+    from groundsql.evaluation.load import engine_url
+    from groundsql.sql.sqlite_flavour import from_sqlite
+
+    source = args.runs_dir / f"sqlite__{args.preset}__{slug(args.model)}__n{args.n}_seed{args.seed}"
+    if not (source / "results.jsonl").exists():
+        raise SystemExit(f"--replay-sqlite needs the SQLite run {source}")
+    _, records = load_run(source)
+    schemas: dict[str, Any] = {}
+    lines = []
+    for record in records:
+        sql = record.get("sql") or ""
+        if sql and (template or args.tree_repair):
+            db_id = record["db_id"]
+            url = engine_url(template, db_id) if template else str(args.dataset / "database" / db_id /
+                                                                   f"{db_id}.sqlite")
+            if db_id not in schemas:
+                with Database(url) as db:
+                    schemas[db_id] = (db.dialect, introspect(db))
+            dialect, schema = schemas[db_id]
+            sql = from_sqlite(sql, dialect, schema)
+            if args.tree_repair:
+                sql = tree_repaired(url, sql, schema)
+        lines.append(json.dumps({"id": record["id"], "sql": sql}))
+    path = run_dir / "replayed_predictions.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def tree_repaired(url: str, sql: str, schema: Any) -> str:
+    """`sql` after the tree repair on the database at `url` (itself when it ran with rows or nothing helped)."""
+    from groundsql.answer import Candidate
+    from groundsql.context import Context
+    from groundsql.db import Database
+    from groundsql.generation.tree_repair import tree_repair
+
+    with Database(url) as db:
+        ctx = Context(question="", db=db, models={}, options={}, _schema=schema)
+        result, error = ctx.try_query(sql, step="replay")
+        return tree_repair(ctx, Candidate(sql=sql, result=result, error=error)).candidate.sql
 
 
 def strided_ids(args: argparse.Namespace) -> list[str]:
@@ -218,6 +279,12 @@ def write_results(args: argparse.Namespace) -> str:
         common = set.intersection(*kept) if kept else set()
         title = "gold SQL (SQLite dialect) as predictions" if what == "gold" else what.replace("__", " · ")
         lines += [f"## {title}", ""]
+        if what.startswith("replay"):
+            lines += ["No model: the SQLite run's queries as every engine's predictions, each carried by "
+                      "`model_dialect=sqlite`'s transpiler (`sql/sqlite_flavour.py`): what that mode gives when the "
+                      "model writes on every engine what it wrote on SQLite" +
+                      ("; a query that fails or returns nothing then gets the tree repair (no model call)."
+                       if what.startswith("replay-tree_repair") else "."), ""]
         if what == "gold":
             lines += ["No model: each question's SQLite gold SQL is the prediction, run unchanged on the copy. EX "
                       "measures how much SQLite-style SQL carries over as written: elsewhere a double-quoted "

@@ -226,3 +226,30 @@ def test_transpile_gold_keeps_integer_division_where_the_engine_would_not_trunca
     assert transpile_gold(gold, "duckdb", {"singer", "age"}, schema).endswith(", age // 2 FROM singer")
     assert transpile_gold(gold, "mysql", {"singer", "age"}, schema).endswith("age DIV 2 FROM singer")
     assert "DIV" not in transpile_gold(gold, "duckdb", {"singer", "age"})  # no schema: sqlglot's reading
+
+
+def _engines_benchmark():
+    import importlib.util
+
+    path = Path(__file__).resolve().parents[2] / "benchmarks" / "engines.py"
+    spec = importlib.util.spec_from_file_location("engines_benchmark", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize(("engine_record", "expected"), [
+    ({"sql": "SELECT a FROM t WHERE b = (SELECT c FROM u)", "failure": "execution_error",
+      "error": "more than one row returned by a subquery used as an expression"}, "engine refusal"),
+    ({"sql": 'SELECT "A" FROM T WHERE name ILIKE \'%al%\' ORDER BY a NULLS FIRST', "failure": "wrong_result"},
+     "gold artifact"),
+    ({"sql": "SELECT b FROM t", "failure": "execution_error", "error": 'Binder Error: Table "t" does not have a '
+                                                                       'column named "b"'},
+     "model wrote another query"),
+])
+def test_each_loss_against_sqlite_is_classed(engine_record: dict, expected: str) -> None:
+    benchmark = _engines_benchmark()
+    sqlite_record = {"sql": "SELECT a FROM t WHERE name LIKE '%al%' ORDER BY a", "correct": True}
+    if expected == "engine refusal":
+        sqlite_record["sql"] = engine_record["sql"]
+    assert benchmark.loss_class(sqlite_record, engine_record, "postgres") == expected

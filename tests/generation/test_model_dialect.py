@@ -60,3 +60,12 @@ def test_sqlite_databases_get_the_same_prompt_either_way(music_db: Path) -> None
         assert answer.sql == SQLITE_REPLY.split("\n")[1]
         prompts.append(model.calls[0]["messages"])
     assert prompts[0] == prompts[1] == prompts[2]
+
+
+def test_auto_asks_every_draft_in_sqlite_and_agrees_on_the_engine(music_duckdb: Path) -> None:
+    model = ScriptedModel(default=SQLITE_REPLY)
+    answer = ask("Singers whose name starts with j, and their age in decades?", f"duckdb:///{music_duckdb}",
+                 model=model, preset="auto", options={"model_dialect": "sqlite"})
+    assert answer.error is None and [tuple(r) for r in answer.result.rows] == [("Joe", 5)]
+    systems = [call["messages"][0]["content"] for call in model.calls]
+    assert len(systems) >= 2 and all("SQLite" in s and "DuckDB" not in s for s in systems)

@@ -27,7 +27,7 @@ _NO_ANY_VALUE = ("postgres", "mysql")
 def aggregate_bare_columns(tree: exp.Expression, facts: RepairFacts) -> RuleOutcome:
     """Wrap each ungrouped, unaggregated column of a grouped SELECT in the aggregate SQLite's reading implies."""
     outcome = RuleOutcome()
-    if not is_grouping_error(facts.error):
+    if facts.dialect == "sqlite" or not is_grouping_error(facts.error):  # SQLite is the reading stated here
         return outcome
     resolution = resolve(tree, facts.schema, facts.dialect)
     if resolution is None:

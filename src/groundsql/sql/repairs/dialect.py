@@ -61,7 +61,7 @@ def transpile_dialect(sql: str, facts: RepairFacts) -> tuple[str, str] | None:
         if after is None or parse_query(after, target) is None or _same_text(after, sql):
             continue
         if (unknown and _called_names(after, target) & unknown
-                and not _calls_changed(tree, parse_query(after, target), unknown, target)):
+                and (target == "sqlite" or not _calls_changed(tree, parse_query(after, target), unknown, target))):
             continue
         return source, after
     return None

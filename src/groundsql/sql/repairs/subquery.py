@@ -27,7 +27,7 @@ def is_subquery_error(error: str | None) -> bool:
 def limit_scalar_subqueries(tree: exp.Expression, facts: RepairFacts) -> RuleOutcome:
     """`LIMIT 1` on every scalar subquery that may return several rows; only on the engine's refusal."""
     outcome = RuleOutcome()
-    if not is_subquery_error(facts.error):
+    if facts.dialect == "sqlite" or not is_subquery_error(facts.error):  # SQLite is the reading stated here
         return outcome
     for subquery in list(tree.find_all(exp.Subquery)):
         select = subquery.this

@@ -32,7 +32,7 @@ def is_type_error(error: str | None) -> bool:
 def compare_as_sqlite(tree: exp.Expression, facts: RepairFacts) -> RuleOutcome:
     """Rewrite each comparison of a text and a number the way SQLite's affinity reads it; only on a type error."""
     outcome = RuleOutcome()
-    if not is_type_error(facts.error):
+    if facts.dialect == "sqlite" or not is_type_error(facts.error):  # SQLite is the reading stated here
         return outcome
     resolution = resolve(tree, facts.schema, facts.dialect)
     if resolution is None:

@@ -481,3 +481,22 @@ def test_sqlite_flavoured_sql_returns_the_sqlite_rows_on_every_engine(shop, what
 def test_what_sqlglot_cannot_read_is_kept_as_written():
     assert from_sqlite("SELEC nothing", "postgres") == "SELEC nothing"
     assert from_sqlite("SELECT a FROM t", "sqlite") == "SELECT a FROM t"
+
+
+def test_dialect_reorders_a_function_the_engine_has_with_other_arguments():
+    """An older DuckDB refuses SQLite's `strftime(format, date)` ("No function matches … strftime(VARCHAR,
+    DATE)"): the function is still called after the rewrite, with DuckDB's argument order."""
+    from groundsql.catalog.joins import JoinGraph
+    from groundsql.catalog.schema import Column, Table
+    from groundsql.sql.repairs import RepairFacts, plan_repairs
+
+    schema = Schema(dialect="duckdb", tables=[Table("sale", [Column("sold_on", "DATE")])])
+    error = ("Binder Error: No function matches the given name and argument types 'strftime(VARCHAR, DATE)'. "
+             "You might need to add explicit type casts.")
+    facts = RepairFacts(schema=schema, joins=JoinGraph(relationships=[]), dialect="duckdb", error=error)
+    plan = plan_repairs("SELECT strftime('%Y', sold_on) FROM sale", facts)
+    assert [f.rule for f in plan.fixes] == ["dialect"]
+    assert plan.sql == "SELECT STRFTIME(CAST(sold_on AS TIMESTAMP), '%Y') FROM sale"
+    unknown = RepairFacts(schema=schema, joins=JoinGraph(relationships=[]), dialect="duckdb",
+                          error="Catalog Error: Scalar Function with name no_fn does not exist!")
+    assert not plan_repairs("SELECT no_fn(sold_on) FROM sale", unknown).fixes

@@ -23,7 +23,7 @@ def evidence_block(ctx: Context) -> str:
 
 
 def generate_sql(ctx: Context, schema_text: str, *, step: str = "generate", n: int = 1, temperature: float = 0.0,
-                 hints: str = "") -> list[str]:
+                 hints: str = "", role: str = "generator") -> list[str]:
     """Ask the generator for `n` queries; returns the extracted SQL of each reply ('' where none was found)."""
     written = written_dialect(ctx)
     dialect = dialect_name(written)
@@ -34,7 +34,7 @@ def generate_sql(ctx: Context, schema_text: str, *, step: str = "generate", n: i
             hints_block=f"{hints}\n" if hints else "", question=ctx.question,
         )},
     ]
-    completion = ctx.chat(step, messages, n=n, temperature=temperature, max_tokens=MAX_SQL_TOKENS)
+    completion = ctx.chat(step, messages, role=role, n=n, temperature=temperature, max_tokens=MAX_SQL_TOKENS)
     return [to_engine(ctx, extract_sql(text, written)) for text in completion.texts]
 
 

@@ -25,6 +25,7 @@ from groundsql.db.limits import EngineLimits
 from groundsql.db.result import Result
 from groundsql.db.spark_guard import check_spark_statement, check_spark_tree
 from groundsql.db.spark_urls import (
+    is_spark_url,
     spark_connection_url,
     spark_database,
     spark_local_path,
@@ -66,7 +67,7 @@ class SparkRelation:
     columns: tuple[SparkColumn, ...]
 
 
-class SparkDatabase(Database):
+class SparkDatabase(Database, handles=is_spark_url):
     """One Spark SQL session, guarded and limited like every other `Database` (made by `Database(url)`)."""
 
     def __init__(self, url: str, *, timeout_s: float = DEFAULT_TIMEOUT_S, max_rows: int = DEFAULT_MAX_ROWS,

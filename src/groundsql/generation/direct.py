@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from groundsql.context import Context
 from groundsql.knowledge import render_text
-from groundsql.prompts import dialect_name, render
+from groundsql.prompts import dialect_name, evidence_block, render
 from groundsql.sql.extract import extract_sql
 
 MAX_SQL_TOKENS = 400
@@ -16,10 +16,6 @@ def schema_prompt_text(ctx: Context, tables: list[str] | None = None, sample_lim
     return render_text(ctx, tables=tables, sample_limit=sample_limit)
 
 
-def evidence_block(ctx: Context) -> str:
-    return f"Additional knowledge: {ctx.evidence.strip()}\n" if ctx.evidence and ctx.evidence.strip() else ""
-
-
 def generate_sql(ctx: Context, schema_text: str, *, step: str = "generate", n: int = 1, temperature: float = 0.0,
                  hints: str = "") -> list[str]:
     """Ask the generator for `n` queries; returns the extracted SQL of each reply ('' where none was found)."""
@@ -27,7 +23,7 @@ def generate_sql(ctx: Context, schema_text: str, *, step: str = "generate", n: i
     messages = [
         {"role": "system", "content": render("sql_system", dialect=dialect)},
         {"role": "user", "content": render(
-            "generate_sql", dialect=dialect, schema=schema_text, evidence_block=evidence_block(ctx),
+            "generate_sql", dialect=dialect, schema=schema_text, evidence_block=evidence_block(ctx.evidence),
             hints_block=f"{hints}\n" if hints else "", question=ctx.question,
         )},
     ]

@@ -289,13 +289,15 @@ def connect_server(tmp_path_factory):
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    log = tmp_path_factory.mktemp("connect") / "server.log"
-    with log.open("w") as out:
+    folder = tmp_path_factory.mktemp("connect")
+    log = folder / "server.log"
+    with log.open("w") as out:  # run in its own folder, its warehouse there too: nothing lands in the repository
         server = subprocess.Popen(
             [str(home / "bin" / "spark-submit"), "--class", "org.apache.spark.sql.connect.service.SparkConnectServer",
              "--master", "local[1]", "--driver-memory", "512m", "--conf", f"spark.connect.grpc.binding.port={port}",
-             "--conf", "spark.ui.enabled=false", "--conf", "spark.sql.shuffle.partitions=1", "spark-internal"],
-            stdout=out, stderr=subprocess.STDOUT, env={**os.environ, "SPARK_HOME": str(home)})
+             "--conf", "spark.ui.enabled=false", "--conf", "spark.sql.shuffle.partitions=1",
+             "--conf", f"spark.sql.warehouse.dir={folder / 'warehouse'}", "spark-internal"],
+            stdout=out, stderr=subprocess.STDOUT, env={**os.environ, "SPARK_HOME": str(home)}, cwd=folder)
     try:
         deadline = time.monotonic() + 150
         while "Spark Connect server started" not in log.read_text():

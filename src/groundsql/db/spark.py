@@ -266,6 +266,8 @@ def _open_session(url: str) -> Any:
                     builder = builder.config("spark.driver.extraJavaOptions", f"-Dlog4j2.configurationFile={log_conf}")
                 for key, value in LOCAL_CONF.items():
                     builder = builder.config(key, value)
+                if mode == "local":  # groundsql writes no managed table: no spark-warehouse/ in the working folder
+                    builder = builder.config("spark.sql.warehouse.dir", _private_warehouse())
                 active = builder.getOrCreate()
                 active.sparkContext.setLogLevel("ERROR")
             return active.newSession()
@@ -274,6 +276,18 @@ def _open_session(url: str) -> Any:
     except Exception as exc:
         hint = "" if os.environ.get("JAVA_HOME") or _has_java() else " (is Java 17+ installed?)"
         raise DatabaseError(f"cannot start Spark at {master}: {_spark_message(exc)}{hint}") from None
+
+
+def _private_warehouse() -> str:
+    """A temporary folder (removed at exit) for the warehouse of a local session groundsql starts: Spark creates
+    its warehouse folder at start, by default `spark-warehouse/` in the current directory."""
+    import atexit
+    import shutil
+    import tempfile
+
+    folder = tempfile.mkdtemp(prefix="groundsql-spark-warehouse-")
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    return folder
 
 
 def _has_java() -> bool:

@@ -12,7 +12,6 @@ from dataclasses import dataclass, field
 
 from groundsql.answer import Candidate
 from groundsql.context import Context
-from groundsql.db import Result
 from groundsql.errors import ModelError
 from groundsql.prompts import evidence_block, render
 

@@ -196,16 +196,15 @@ def code_label(run_dir: Path, config: dict[str, Any]) -> str:
             before.append(name)
         else:
             state.append(f"{name} {'on' if settings[key] else 'off'}")
-    if before:
-        return f"{recorded}; older code: before {' / '.join(before)}"
-    return f"{recorded}; {', '.join(state)}" if state else recorded
+    parts = ([f"older code: before {' / '.join(before)}"] if before else []) + state
+    return f"{recorded}; {', '.join(parts)}" if parts else recorded
 
 
 def _label(config: dict[str, Any], name: str) -> str:
     from groundsql.evaluation.report import run_label
 
     label = run_label(config, name)
-    options = config.get("options") or {}
+    options = {k: v for k, v in (config.get("options") or {}).items() if f" · {k}={v}" not in label}
     if options:
         label += " · " + ", ".join(f"{k}={v}" for k, v in options.items())
     return label

@@ -212,21 +212,3 @@ def test_descriptions_given_on_the_context_reach_the_prompt_without_a_folder(mus
                   column_descriptions={"song": {"sales": "copies sold, in thousands"}})
     assert "-- copies sold, in thousands" in render_context(ctx).schema  # e.g. BIRD databases loaded elsewhere
 
-
-def test_profile_false_profiles_nothing_but_uses_a_cached_catalog(music_db: Path) -> None:
-    from groundsql.catalog import build_catalog
-    from groundsql.catalog import cache as catalog_cache
-    from groundsql.pipelines.prospy import ProspyOptions, _profile
-
-    db = Database(str(music_db))
-    stored = catalog_cache.cache_path(catalog_cache.fingerprint(introspect(db), db.display))
-    ctx = ctx_for(music_db, "How many singers?", profile=False)
-    text = render_context(ctx).text()
-    assert ctx.catalog is None and not stored.exists()  # the plain schema with example rows
-    assert "CREATE TABLE singer" in text
-    _profile(ctx, ProspyOptions())  # prospy's own profiling step honours it too
-    assert ctx.catalog is None and not stored.exists()
-    build_catalog(db)
-    cached = ctx_for(music_db, "How many singers?", profile=False)
-    render_context(cached)
-    assert cached.catalog is not None and cached.catalog.from_cache

@@ -2,7 +2,7 @@
 
 `prepare(ctx)` runs before every preset (`pipelines.run`): it loads the knowledge folder (given, or found next to
 the database) and, when catalog context is on, gives the context the profiled catalog — from memory, from the
-on-disk cache (keyed by the schema fingerprint), or profiled now (no model calls; not with `profile=false`). The folder's descriptions,
+on-disk cache (keyed by the schema fingerprint), or profiled now (no model calls). The folder's descriptions,
 known values and relationships are laid over a copy of the catalog; the cached catalog is never changed.
 """
 
@@ -54,7 +54,7 @@ def prepare(ctx: Any) -> None:
             ctx.knowledge = _from_column_descriptions(ctx.column_descriptions)
     if options.catalog_context and ctx.catalog is None:
         try:
-            ctx.catalog = shared_catalog(ctx.db, ctx.schema, profile=options.profile)
+            ctx.catalog = shared_catalog(ctx.db, ctx.schema)
         except GroundsqlError as exc:
             log.warning("no catalog for %s (%s); the prompt shows the plain schema", ctx.db.display, exc)
     knowledge = getattr(ctx, "knowledge", None)
@@ -67,11 +67,9 @@ def prepare(ctx: Any) -> None:
         ctx.trace.note("knowledge.loaded", folder=knowledge.folder, **knowledge.counts())
 
 
-def shared_catalog(db: Database, schema: Any | None = None, *, progress: Progress | None = None,
-                   profile: bool = True) -> Catalog | None:
+def shared_catalog(db: Database, schema: Any | None = None, *, progress: Progress | None = None) -> Catalog:
     """The catalog of `db`, shared by every run in this process; profiled once when no cached one matches
-    (`progress(table, done, total)` is called as tables are profiled). Without `profile`, only a catalog
-    already in memory or in the on-disk cache (None when there is none)."""
+    (`progress(table, done, total)` is called as tables are profiled)."""
     key = (db.display, catalog_cache.fingerprint(schema if schema is not None else introspect(db), db.display))
     if key in _CATALOGS:
         return _CATALOGS[key]
@@ -80,11 +78,6 @@ def shared_catalog(db: Database, schema: Any | None = None, *, progress: Progres
     with lock:  # one profiling per database even when questions on it run in parallel
         if key in _CATALOGS:
             return _CATALOGS[key]
-        if not profile:
-            cached = catalog_cache.load(key[1])
-            if cached is not None:
-                _CATALOGS[key] = cached
-            return cached
         catalog = build_catalog(db, progress=progress)
         _CATALOGS[(db.display, catalog.fingerprint)] = catalog
         return catalog

@@ -16,8 +16,6 @@ class KnowledgeOptions(Options):
 
     catalog_context: bool = Field(True, description="render the schema from the profiled catalog (descriptions, "
                                   "semantic types, values, ranges, inferred keys); false: plain DDL with rows")
-    profile: bool = Field(True, description="profile the database (SQL only, no model calls) when no cached "
-                          "catalog matches its structure; false: use a cached catalog, else the plain schema")
     knowledge: bool = Field(True, description="retrieve rules, glossary terms, verified examples and document "
                             "chunks from the knowledge folder into the prompt")
     dialect_notes: bool = Field(True, description="add the shipped syntax notes of the database's dialect that "

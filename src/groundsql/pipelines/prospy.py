@@ -22,7 +22,6 @@ from groundsql.analysis.sandbox import SandboxLimits
 from groundsql.answer import Answer
 from groundsql.context import Context
 from groundsql.errors import GroundsqlError
-from groundsql.knowledge import KnowledgeOptions
 from groundsql.linking.options import LinkerChoice, LinkOptions
 from groundsql.linking.subset import SchemaSubset
 from groundsql.pipelines.registry import preset
@@ -35,6 +34,7 @@ class ProspyOptions(LinkOptions, LinkerChoice):
 
     python: Literal["auto", "always", "never"] = Field(
         "auto", description="run the Python stage: auto skips it when the model names a view that already answers")
+    profile: bool = Field(True, description="profile the database first when no cached catalog is given")
     schema_tokens: int = Field(2500, ge=200, description="token budget of the schema text in prompts")
     schema_style: Literal["ddl", "compact"] = Field("ddl", description="how the profiled schema is shown")
     fetch_rounds: int = Field(3, ge=1, description="view fetching rounds")
@@ -72,7 +72,7 @@ def prospy(ctx: Context, options: ProspyOptions) -> Answer:
 
 def _profile(ctx: Context, options: ProspyOptions) -> None:
     """ProSPy §3.1: the profiled catalog (from the on-disk cache when the structure is unchanged)."""
-    if ctx.catalog is not None or not ctx.settings(KnowledgeOptions).profile:
+    if ctx.catalog is not None or not options.profile:
         return
     from groundsql.catalog import build_catalog
 

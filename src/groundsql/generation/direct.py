@@ -17,7 +17,7 @@ def schema_prompt_text(ctx: Context, tables: list[str] | None = None, sample_lim
 
 
 def generate_sql(ctx: Context, schema_text: str, *, step: str = "generate", n: int = 1, temperature: float = 0.0,
-                 hints: str = "") -> list[str]:
+                 hints: str = "", role: str = "generator") -> list[str]:
     """Ask the generator for `n` queries; returns the extracted SQL of each reply ('' where none was found)."""
     dialect = dialect_name(ctx.db.dialect)
     messages = [
@@ -27,5 +27,5 @@ def generate_sql(ctx: Context, schema_text: str, *, step: str = "generate", n: i
             hints_block=f"{hints}\n" if hints else "", question=ctx.question,
         )},
     ]
-    completion = ctx.chat(step, messages, n=n, temperature=temperature, max_tokens=MAX_SQL_TOKENS)
+    completion = ctx.chat(step, messages, role=role, n=n, temperature=temperature, max_tokens=MAX_SQL_TOKENS)
     return [extract_sql(text, ctx.db.dialect) for text in completion.texts]

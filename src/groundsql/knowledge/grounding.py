@@ -52,7 +52,8 @@ def prepare(ctx: Any) -> None:
             ctx.knowledge = cached_knowledge(folder, ctx.db)
         elif getattr(ctx, "column_descriptions", None):
             ctx.knowledge = _from_column_descriptions(ctx.column_descriptions)
-    if options.catalog_context and ctx.catalog is None:
+    # a preset whose own `profile` option is off (prospy's ablation) gets no catalog built for it
+    if options.catalog_context and ctx.catalog is None and getattr(ctx.options, "profile", True) is not False:
         try:
             ctx.catalog = shared_catalog(ctx.db, ctx.schema)
         except GroundsqlError as exc:

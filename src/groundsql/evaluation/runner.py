@@ -117,6 +117,7 @@ def run_evaluation(dataset: Dataset | str | Path, options: EvalOptions, out: str
         raise ConfigError("a suite runs on its own database; give another one with --database, not --engine")
     questions = select(data.questions, db=options.db, ids=options.ids, sample=options.sample, seed=options.seed,
                        limit=options.limit)
+    _check_ids(data, options, questions)
     if not questions:
         raise ConfigError("no question matches the filters")
     config = _config(data, options, settings)
@@ -208,6 +209,31 @@ def _check_numbers(options: EvalOptions) -> None:
         from groundsql.models.deadline import check_model_timeout
 
         check_model_timeout(options.model_timeout_s, source="--model-timeout")
+
+
+def _check_ids(data: Dataset, options: EvalOptions, questions: list[Question]) -> None:
+    """Every id given with --ids is among the questions the run's set holds (its --db and --sample): ids pick
+    questions of that set, so a run directory never holds a question its settings do not select."""
+    if not options.ids:
+        return
+    given = list(dict.fromkeys(str(i).strip() for i in options.ids))
+    chosen = {str(q.id) for q in select(data.questions, db=options.db, ids=given, sample=options.sample,
+                                         seed=options.seed)}
+    missing = [i for i in given if i not in chosen]
+    if not missing:
+        return
+    known = {str(q.id) for q in data.questions}
+    unknown = [i for i in missing if i not in known]
+    if unknown:
+        raise ConfigError(f"--ids: no question {', '.join(unknown[:5])} in {data.root}")
+    picked = []
+    if options.db:
+        picked.append(f"--db {','.join(options.db)}")
+    if options.sample is not None:
+        picked.append(f"--sample {options.sample} --seed {options.seed}")
+    raise ConfigError(f"--ids: question {', '.join(missing[:5])} is not among the questions "
+                      f"{' '.join(picked)} selects; ids pick questions of that set (drop --sample/--db to "
+                      "ask any question, in another --out directory)")
 
 
 def _check_names(options: EvalOptions) -> Options | None:
@@ -717,5 +743,16 @@ def _read_predictions(path: str) -> dict[str, dict[str, Any]]:
                 raise ConfigError(f"{file}:{number}: 'id' must be a string or a whole number")
             if item.get("sql") is not None and not isinstance(item["sql"], str):
                 raise ConfigError(f"{file}:{number}: 'sql' must be a string, got {type(item['sql']).__name__}")
+            linked = item.get("linked_schema")
+            if linked is not None and not _is_linked_schema(linked):
+                raise ConfigError(f"{file}:{number}: 'linked_schema' must be an object of table → list of column "
+                                  f"names ({{\"singer\": [\"name\"]}}), got {json.dumps(linked)[:80]}")
             found[str(item["id"])] = item
     return found
+
+
+def _is_linked_schema(value: Any) -> bool:
+    """`{table: [column, …]}`: string keys, each a list of strings (an empty list keeps every column)."""
+    return isinstance(value, dict) and all(
+        isinstance(table, str) and isinstance(columns, list) and all(isinstance(c, str) for c in columns)
+        for table, columns in value.items())

@@ -5,7 +5,7 @@ from __future__ import annotations
 from groundsql.context import Context
 from groundsql.knowledge import render_text
 from groundsql.knowledge.grounding import written_dialect
-from groundsql.prompts import dialect_name, render
+from groundsql.prompts import dialect_name, evidence_block, render
 from groundsql.sql.extract import extract_sql
 from groundsql.sql.sqlite_flavour import from_sqlite
 
@@ -18,10 +18,6 @@ def schema_prompt_text(ctx: Context, tables: list[str] | None = None, sample_lim
     return render_text(ctx, tables=tables, sample_limit=sample_limit)
 
 
-def evidence_block(ctx: Context) -> str:
-    return f"Additional knowledge: {ctx.evidence.strip()}\n" if ctx.evidence and ctx.evidence.strip() else ""
-
-
 def generate_sql(ctx: Context, schema_text: str, *, step: str = "generate", n: int = 1, temperature: float = 0.0,
                  hints: str = "", role: str = "generator") -> list[str]:
     """Ask the generator for `n` queries; returns the extracted SQL of each reply ('' where none was found)."""
@@ -30,7 +26,7 @@ def generate_sql(ctx: Context, schema_text: str, *, step: str = "generate", n: i
     messages = [
         {"role": "system", "content": render("sql_system", dialect=dialect)},
         {"role": "user", "content": render(
-            "generate_sql", dialect=dialect, schema=schema_text, evidence_block=evidence_block(ctx),
+            "generate_sql", dialect=dialect, schema=schema_text, evidence_block=evidence_block(ctx.evidence),
             hints_block=f"{hints}\n" if hints else "", question=ctx.question,
         )},
     ]

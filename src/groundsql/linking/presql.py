@@ -11,12 +11,12 @@ from groundsql.catalog.schema import Schema
 from groundsql.context import Context
 from groundsql.errors import ModelError
 from groundsql.knowledge.grounding import written_dialect
-from groundsql.linking.common import candidate_schema, evidence_block, schema_text
+from groundsql.linking.common import candidate_schema, schema_text
 from groundsql.linking.registry import linker
 from groundsql.linking.subset import SchemaSubset
 from groundsql.models.base import Message
 from groundsql.options import Options
-from groundsql.prompts import dialect_name, render
+from groundsql.prompts import dialect_name, evidence_block, render
 from groundsql.sql.extract import extract_sql
 from groundsql.sql.references import owners_of, sql_refs
 
@@ -71,7 +71,7 @@ def presql_messages(ctx: Context, schema: str) -> list[Message]:
     return [
         {"role": "system", "content": render("sql_system", dialect=dialect)},
         {"role": "user", "content": render("link_presql", dialect=dialect, schema=schema,
-                                           examples_block=examples_block, evidence_block=evidence_block(ctx),
+                                           examples_block=examples_block, evidence_block=evidence_block(ctx.evidence),
                                            question=ctx.question)},
     ]
 

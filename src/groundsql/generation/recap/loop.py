@@ -28,7 +28,7 @@ from groundsql.generation.recap.syntax import retrieve_syntax
 from groundsql.generation.recap.validator import validate_result
 from groundsql.generation.refinement import execute_candidate
 from groundsql.generation.tree_repair import tree_repair
-from groundsql.generation.validator import Verdict, result_digest
+from groundsql.generation.validator import Verdict
 from groundsql.options import Options
 
 log = logging.getLogger("groundsql")
@@ -185,7 +185,7 @@ def _step(ctx: Context, state: RecapState, options: RecapLoopOptions, roles: Age
     state.done.add((action.kind, normalized(action.sql, ctx.db.dialect)))
     if action.kind == "inspect":
         result, error = ctx.try_query(action.sql, step="recap:inspect", max_rows=options.inspect_rows)
-        state.observation = result_digest(result, head=options.inspect_rows) if result is not None else \
+        state.observation = result.digest(head=options.inspect_rows) if result is not None else \
             f"error: {error}"
         say("observation", sql=action.sql, text=state.observation)
         state.history.append(f"{state.steps}. inspect: {action.sql}")
@@ -298,7 +298,7 @@ def _relinked(ctx: Context, state: RecapState, candidate: Candidate, roles: Agen
 def _outcome(candidate: Candidate) -> str:
     if not candidate.ok:
         return f"error: {candidate.error}"
-    return result_digest(candidate.result)
+    return candidate.result.digest()
 
 
 def _score(candidate: Candidate) -> int:

@@ -15,7 +15,6 @@ from groundsql.errors import ModelError
 from groundsql.generation.direct import MAX_SQL_TOKENS
 from groundsql.generation.recap.action import normalized
 from groundsql.generation.recap.planner import Plan
-from groundsql.generation.validator import result_digest
 from groundsql.prompts import dialect_name, render
 from groundsql.selection.checks import findings_hint
 from groundsql.selection.shape import shape_findings
@@ -46,7 +45,7 @@ def exact_critique(ctx: Context, candidate: Candidate) -> SqlCritique | None:
 def critique_sql(ctx: Context, candidate: Candidate, plan: Plan, *, role: str = "judge") -> SqlCritique:
     """The critic's reasoning about `candidate` and, when it found a flaw, a revised query (never the same one)."""
     dialect = dialect_name(ctx.db.dialect)
-    outcome = result_digest(candidate.result) if candidate.ok else f"error: {candidate.error}"
+    outcome = candidate.result.digest() if candidate.ok else f"error: {candidate.error}"
     prompt = render("recap_sql_critique", dialect=dialect, question=ctx.question, plan=plan.text(),
                     output_format=plan.format_text() or "(not given)", sql=candidate.sql, outcome=outcome)
     try:

@@ -16,11 +16,10 @@ from pydantic import AliasChoices, Field
 
 from groundsql.answer import Candidate
 from groundsql.context import Context
-from groundsql.generation.direct import evidence_block
 from groundsql.generation.recap.planner import Plan
 from groundsql.generation.recap.replies import Reply, ask_json, short_list, short_text
-from groundsql.generation.validator import Verdict, result_digest
-from groundsql.prompts import render
+from groundsql.generation.validator import Verdict
+from groundsql.prompts import evidence_block, render
 from groundsql.selection.checks import JOIN_CHECKS, findings_hint, sanity_check
 from groundsql.selection.shape import shape_findings
 
@@ -48,8 +47,8 @@ def validate_result(ctx: Context, candidate: Candidate, plan: Plan, *, role: str
     shape = f"{len(candidate.result.columns)} column(s)"
     if expected:
         shape += f"; the plan expected {len(plan.expected_columns)}: {expected}"
-    prompt = render("recap_validate", question=ctx.question, evidence_block=evidence_block(ctx), sql=candidate.sql,
-                    summary=result_digest(candidate.result), shape=shape)
+    prompt = render("recap_validate", question=ctx.question, evidence_block=evidence_block(ctx.evidence), sql=candidate.sql,
+                    summary=candidate.result.digest(), shape=shape)
     reply = ask_json(ctx, "recap:validate", prompt, ValidatorReply, role=role, max_tokens=200)
     if reply is None:
         return Verdict(valid=True)

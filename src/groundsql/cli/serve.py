@@ -174,7 +174,9 @@ def serve(db_args, knowledge_args, config_path, host, port, model_spec, preset, 
     import uvicorn
 
     from groundsql.server.app import create_app
+    from groundsql.server.memory import limit_arenas
 
+    limit_arenas()  # before any pool thread starts: a server's memory stays flat (see groundsql.server.memory)
     config = load_config(config_path)
     host = host or config.get("host") or "127.0.0.1"
     port = port or int(config.get("port") or 8000)

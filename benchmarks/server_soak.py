@@ -203,11 +203,14 @@ def plot(samples: list[dict], warmup_s: float, out: Path, title: str) -> None:
 
     minutes = [s["t"] / 60 for s in samples]
     fig, (mem, lat) = plt.subplots(2, 1, figsize=(9, 6.5), sharex=True)
-    mem.plot(minutes, [s["rss_mb"] for s in samples], label="server RSS (MB)")
-    mem.plot(minutes, [s["store_mb"] for s in samples], label="run store on disk (MB)")
+    mem.plot(minutes, [s["rss_mb"] for s in samples], label="server RSS (MB, left)")
     mem.axvline(warmup_s / 60, color="grey", linestyle=":", label="end of warm-up")
-    mem.set_ylabel("MB")
-    mem.legend(loc="upper left")
+    mem.set_ylabel("server RSS (MB)")
+    store = mem.twinx()  # its own scale: the RSS slope must stay visible
+    store.plot(minutes, [s["store_mb"] for s in samples], color="tab:orange", label="run store on disk (MB, right)")
+    store.set_ylabel("run store (MB)")
+    store.set_ylim(bottom=0)
+    mem.legend(handles=mem.get_lines() + store.get_lines(), loc="upper left")
     mem.set_title(title, fontsize=10)
     lat.plot(minutes, [s["ask_p50"] for s in samples], label="ask p50 (s)")
     lat.plot(minutes, [s["ask_p99"] for s in samples], label="ask p99 (s)")

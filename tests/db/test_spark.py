@@ -289,13 +289,15 @@ def connect_server(tmp_path_factory):
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    log = tmp_path_factory.mktemp("connect") / "server.log"
-    with log.open("w") as out:
+    folder = tmp_path_factory.mktemp("connect")
+    log = folder / "server.log"
+    with log.open("w") as out:  # run in its own folder, its warehouse there too: nothing lands in the repository
         server = subprocess.Popen(
             [str(home / "bin" / "spark-submit"), "--class", "org.apache.spark.sql.connect.service.SparkConnectServer",
              "--master", "local[1]", "--driver-memory", "512m", "--conf", f"spark.connect.grpc.binding.port={port}",
-             "--conf", "spark.ui.enabled=false", "--conf", "spark.sql.shuffle.partitions=1", "spark-internal"],
-            stdout=out, stderr=subprocess.STDOUT, env={**os.environ, "SPARK_HOME": str(home)})
+             "--conf", "spark.ui.enabled=false", "--conf", "spark.sql.shuffle.partitions=1",
+             "--conf", f"spark.sql.warehouse.dir={folder / 'warehouse'}", "spark-internal"],
+            stdout=out, stderr=subprocess.STDOUT, env={**os.environ, "SPARK_HOME": str(home)}, cwd=folder)
     try:
         deadline = time.monotonic() + 150
         while "Spark Connect server started" not in log.read_text():
@@ -331,3 +333,26 @@ def test_spark_connect_end_to_end(connect_server: str) -> None:
             db.execute("SELECT COUNT(*) FROM range(0, 100000000000) a", timeout_s=2)
         assert time.perf_counter() - started < 30
         assert db.execute("SELECT COUNT(*) FROM singer").rows == [(3,)]
+
+
+@pytest.mark.integration
+@pytest.mark.slow
+def test_a_session_groundsql_starts_leaves_no_warehouse_in_the_working_folder(tmp_path: Path) -> None:
+    import os
+    import shutil
+    import subprocess
+    import sys
+
+    pytest.importorskip("pyspark", reason="pyspark is not installed (pip install 'groundsql[spark]')")
+    if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
+        pytest.skip("Spark needs Java 17 or newer")
+
+    script = ("from groundsql.db import Database\n"
+              "db = Database('spark+local://?threads=1')\n"
+              "print(db.execute('SELECT 1 AS x').rows)\n")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
+    done = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, capture_output=True, text=True, env=env,
+                          timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "[(1,)]" in done.stdout
+    assert not (tmp_path / "spark-warehouse").exists() and not list(tmp_path.iterdir())

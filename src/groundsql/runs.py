@@ -199,6 +199,7 @@ class RunStore:
         self._since_check = CHECK_EVERY  # the first record of a process checks
         self._check_lock = threading.Lock()
         self._warned: dict[str, float] = {}
+        self._local = threading.local()
         self._migrate()
 
     def _migrate(self) -> None:
@@ -225,9 +226,15 @@ class RunStore:
             conn.close()
 
     def _connect(self) -> sqlite3.Connection:
-        conn = sqlite3.connect(self.path, timeout=30)
-        conn.execute("PRAGMA synchronous = NORMAL")  # with WAL: durable across crashes of the process
-        conn.execute(f"PRAGMA journal_size_limit = {WAL_LIMIT_BYTES}")
+        """This thread's connection, opened once: a server's pool threads each keep one instead of opening (and
+        allocating a page cache for) a connection per record."""
+        conn = getattr(self._local, "conn", None)
+        if conn is None:
+            conn = sqlite3.connect(self.path, timeout=30)
+            conn.execute("PRAGMA synchronous = NORMAL")  # with WAL: durable across crashes of the process
+            conn.execute(f"PRAGMA journal_size_limit = {WAL_LIMIT_BYTES}")
+            self._local.conn = conn
+        conn.row_factory = None
         return conn
 
     def record(self, answer: Answer, database: str) -> int:

@@ -328,6 +328,7 @@ def main() -> int:
 
     title = (f"groundsql serve soak: {args.clients} clients, {args.minutes:g} min, instant OpenAI-compatible model, "
              f"commit {git_commit()}")
+    args.out.parent.mkdir(parents=True, exist_ok=True)
     plot(samples, warmup_s, args.out.with_suffix(".png"), title)
     verdict = lambda ok: "yes" if ok else "**no**"  # noqa: E731
     lines = [

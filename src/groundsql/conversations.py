@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import sqlite3
 import time
+import unicodedata
 import uuid
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
@@ -138,8 +140,10 @@ class ConversationStore:
 
 def standalone_question(turns: list[Turn], question: str, model: Model, *, dialect: str = "sqlite",
                         trace: Trace | None = None, options: ConversationOptions | None = None) -> str:
-    """`question` rewritten to stand alone, given the earlier `turns`; unchanged when there are none or the model
-    fails (the failure is logged and recorded on `trace`)."""
+    """`question` rewritten to stand alone, given the earlier `turns`; unchanged when there are none, the model
+    fails, or its reply is not one plain question (`parse_rewrite`): the failure is logged and recorded on
+    `trace` (a `rewrite_followup.fallback` note names why), and the conversation still reaches the answer as
+    evidence (`conversation_evidence`)."""
     options = options or ConversationOptions()
     question = question.strip()
     if not turns:
@@ -163,7 +167,17 @@ def standalone_question(turns: list[Turn], question: str, model: Model, *, diale
         trace.add(ModelCall(role="generator", model=model.spec, step="rewrite_followup",
                             prompt_tokens=completion.prompt_tokens, completion_tokens=completion.completion_tokens,
                             latency_s=completion.latency_s, messages=messages, outputs=list(completion.texts)))
-    return _first_question_line(completion.texts[0] if completion.texts else "") or question
+    reply = completion.texts[0] if completion.texts else ""
+    rewritten, problem = parse_rewrite(reply, truncated=0 < options.rewrite_max_tokens <= completion.completion_tokens)
+    if problem is None and _script(question) and _script(rewritten) not in ("", _script(question)):
+        rewritten, problem = "", "the reply is in another language than the question"
+    if problem is not None:
+        # the safe path: the user's own words, answered with the conversation's questions and SQL as evidence
+        log.info("the follow-up rewrite did not fit (%s); asking the question as written", problem)
+        if trace is not None:
+            trace.note("rewrite_followup.fallback", reason=problem, reply=reply[:200], question=question)
+        return question
+    return rewritten
 
 
 def conversation_evidence(turns: list[Turn], evidence: str | None = None, *, history_turns: int = 4) -> str | None:
@@ -259,12 +273,92 @@ def _history_text(turns: list[Turn], preview_rows: int) -> str:
     return "\n".join(blocks)
 
 
+#: Lead-ins a model puts before the question it was asked for; stripped, never kept as the question.
+_LEAD_INS = ("standalone question:", "rewritten question:", "question:", "rewritten:", "standalone:")
+_REFUSALS = ("i'm sorry", "i am sorry", "sorry, i", "i cannot", "i can't", "i can not", "as an ai")
+_THINK = re.compile(r"<think>.*?</think>", re.S | re.I)
+#: A rewritten question longer than this is prose or a runaway reply, not one question.
+MAX_REWRITE_CHARS = 400
+
+
+def parse_rewrite(text: str, *, truncated: bool = False) -> tuple[str, str | None]:
+    """The standalone question in a rewrite reply, or ('', why the reply does not fit).
+
+    Only a reply that reads as one plain-language question is taken: a fenced block, SQL, JSON without a
+    question in it, an empty or cut-off reply, a runaway paragraph or a reply in another script (judged by the
+    caller) is refused, and the caller asks the user's own question instead.
+    """
+    text = "".join(c for c in text or "" if c in "\n\t" or unicodedata.category(c) != "Cc")
+    text = _THINK.sub("", text).strip()
+    if not text:
+        return "", "empty reply"
+    if truncated or "<think>" in text.lower():
+        return "", "the reply was cut at its token limit"
+    if "```" in text:
+        return "", "a fenced block, not a question"
+    if "{" in text:  # a JSON object, maybe with prose around it: only its question field counts
+        found, problem = _question_in_json(text)
+        if found or text[0] == "{":
+            return found, problem
+    if text[0] == "[":
+        return "", "JSON without a question (a list)"
+    for line in text.splitlines():
+        line = _unquote(line)
+        lowered = line.lower()
+        for prefix in _LEAD_INS:
+            if lowered.startswith(prefix):
+                line = _unquote(line[len(prefix):])
+                break
+        if not any(c.isalnum() for c in line) or line.startswith("#") or (line.endswith(":") and "?" not in line):
+            continue  # a blank line, a heading or a lead-in ("Sure, here is the rewritten question:")
+        if lowered.startswith(_REFUSALS):
+            return "", "a refusal, not a question"
+        if _is_sql(line):
+            return "", "SQL where a question was asked"
+        if len(line) > MAX_REWRITE_CHARS:
+            return "", f"longer than {MAX_REWRITE_CHARS} characters: not one question"
+        return line, None
+    return "", "no question in the reply"
+
+
 def _first_question_line(text: str) -> str:
-    for line in text.strip().splitlines():
-        line = line.strip().strip('"').strip("'").strip()
-        for prefix in ("standalone question:", "question:", "rewritten question:"):
-            if line.lower().startswith(prefix):
-                line = line[len(prefix):].strip().strip('"').strip()
-        if line:
-            return line
-    return ""
+    """The question in a rewrite reply, or '' (see `parse_rewrite`)."""
+    return parse_rewrite(text)[0]
+
+
+def _unquote(line: str) -> str:
+    return line.strip().strip("*_").strip().strip("\"'`“”‘’«»").strip()
+
+
+def _is_sql(line: str) -> bool:
+    import sqlglot
+    from sqlglot.errors import SqlglotError
+
+    first = line.split(None, 1)[0].upper() if line.split() else ""
+    if first not in {"SELECT", "WITH", "INSERT", "UPDATE", "DELETE", "CREATE", "DROP", "ALTER", "PRAGMA"}:
+        return False
+    try:
+        return any(p is not None for p in sqlglot.parse(line.rstrip(";")))
+    except (SqlglotError, ValueError):
+        return first in {"SELECT", "WITH"}  # a cut or broken query is still no question
+
+
+def _question_in_json(text: str) -> tuple[str, str | None]:
+    from groundsql.models.base import parse_json
+
+    value, problem = parse_json(text)
+    if isinstance(value, dict):
+        for key in ("standalone_question", "standalone", "question", "rewritten_question", "rewritten"):
+            found = value.get(key)
+            if isinstance(found, str) and found.strip():
+                return parse_rewrite(found)
+    return "", f"JSON without a question ({problem or 'no question field'})"
+
+
+def _script(text: str) -> str:
+    """'latin', 'other' or '' (no letters): enough to tell a reply that switched language from one that did not."""
+    letters = [c for c in text if c.isalpha()]
+    if not letters:
+        return ""
+    latin = sum(1 for c in letters if ord(c) < 0x250)
+    return "latin" if latin >= 0.5 * len(letters) else "other"

@@ -339,6 +339,7 @@ def runs(ctx, limit, as_json):
       groundsql runs --limit 5
       groundsql runs mark 12 right
       groundsql runs mark 13 wrong --sql "SELECT count(*) FROM customers WHERE status = 'A'"
+      groundsql runs prune --max-age-days 30
     """
     if ctx.invoked_subcommand is not None:
         return
@@ -387,3 +388,38 @@ def mark_command(run_id, verdict, sql, learn, db_url, knowledge_dir, as_json):
     if outcome.learned is not None:
         learned = outcome.learned
         click.echo(f"added the example to {learned['path']}" if learned["added"] else f"not added: {learned['reason']}")
+
+
+@runs.command("prune")
+@click.option("--max-age-days", type=float, default=None,
+              help="Delete runs older than this (default 90, or GROUNDSQL_RUNS_MAX_AGE_DAYS; 0: no limit).")
+@click.option("--max-runs", type=int, default=None,
+              help="Keep at most this many runs (default 100000, or GROUNDSQL_RUNS_MAX_RUNS; 0: no limit).")
+@click.option("--max-mb", type=float, default=None,
+              help="Keep the store's data under this many MB (default 500, or GROUNDSQL_RUNS_MAX_MB; 0: no limit).")
+@click.option("--dry-run", is_flag=True, help="Say what would be deleted; delete nothing.")
+@click.option("--vacuum", is_flag=True, help="Also shrink the file (rewrites it; slow on a big store).")
+@json_option
+def prune_command(max_age_days, max_runs, max_mb, dry_run, vacuum, as_json):
+    """Delete old runs past the store's retention, oldest first; compact runs stored before traces were.
+
+    Runs a user marked (the evaluation suite's questions) and runs a conversation points at are never deleted.
+    A server prunes its store as it records runs; this applies other limits, or shrinks the file.
+    """
+    from groundsql.runs import Retention, RunStore
+
+    retention = Retention.from_env(max_age_days=max_age_days, max_runs=max_runs, max_mb=max_mb)
+    store = RunStore(retention=retention)
+    report = store.prune(dry_run=dry_run, compact=True, vacuum=vacuum)
+    if as_json:
+        print_json({"store": str(store.path), "dry_run": dry_run, "retention": retention.model_dump(),
+                    **report.to_dict()})
+        return
+    verb = "would delete" if dry_run else "deleted"
+    click.echo(f"run store: {store.path}")
+    click.echo(f"{verb} {report.deleted} run(s): {report.by_age} by age, {report.by_count} by count, "
+               f"{report.by_size} by size; {report.runs} left ({report.kept} kept: marked or in conversations)")
+    if report.compacted:
+        click.echo(f"compacted {report.compacted} run(s) stored before traces were compressed")
+    click.echo(f"data {report.mb_before:.1f} MB → {report.mb_after:.1f} MB; file {report.file_mb:.1f} MB"
+               + ("" if vacuum or dry_run else " (--vacuum gives freed space back)"))

@@ -149,8 +149,15 @@ def parse_knowledge_args(values: tuple[str, ...], default: str) -> dict[str, str
               help=f"Statement time limit in seconds (default {DEFAULT_TIMEOUT_S:g}).")
 @click.option("--max-rows", type=int, default=None, help=f"Row cap per statement (default {DEFAULT_MAX_ROWS}).")
 @click.option("--record/--no-record", default=None, help="Log answers to the run store (default on).")
+@click.option("--runs-max-age-days", type=float, default=None,
+              help="Prune runs older than this from the run store (default 90; 0: no limit).")
+@click.option("--runs-max-runs", type=int, default=None, help="Keep at most this many runs (default 100000).")
+@click.option("--runs-max-mb", type=float, default=None,
+              help="Keep the run store's data under this many MB (default 500). Marked runs and those in "
+                   "conversations are always kept.")
 def serve(db_args, knowledge_args, config_path, host, port, model_spec, preset, preset_options, queue_size,
-          model_concurrency, ask_timeout_s, statement_timeout_s, max_rows, record):
+          model_concurrency, ask_timeout_s, statement_timeout_s, max_rows, record, runs_max_age_days, runs_max_runs,
+          runs_max_mb):
     """Serve the web UI (/), the HTTP API (/v1), API docs (/docs, offline) and the MCP server (/mcp) for one or
     more databases.
 
@@ -167,14 +174,17 @@ def serve(db_args, knowledge_args, config_path, host, port, model_spec, preset, 
     import uvicorn
 
     from groundsql.server.app import create_app
+    from groundsql.server.memory import limit_arenas
 
+    limit_arenas()  # before any pool thread starts: a server's memory stays flat (see groundsql.server.memory)
     config = load_config(config_path)
     host = host or config.get("host") or "127.0.0.1"
     port = port or int(config.get("port") or 8000)
     token = os.environ.get(TOKEN_ENV) or None
     check_bind(host, token)
     extra = {"queue_size": queue_size, "model_concurrency": model_concurrency, "ask_timeout_s": ask_timeout_s,
-             "statement_timeout_s": statement_timeout_s, "max_rows": max_rows, "record": record, "api_token": token}
+             "statement_timeout_s": statement_timeout_s, "max_rows": max_rows, "record": record, "api_token": token,
+             "runs_max_age_days": runs_max_age_days, "runs_max_runs": runs_max_runs, "runs_max_mb": runs_max_mb}
     if preset_options:
         extra["preset_options"] = parse_preset_options(preset_options)
     workspace = build_workspace(db_args, config, model_spec, preset, extra, knowledge_args)

@@ -30,9 +30,11 @@ from groundsql.knowledge.options import KnowledgeOptions
 log = logging.getLogger("groundsql")
 
 _CATALOGS: dict[tuple[str, str], Catalog] = {}
-_DESCRIBED: dict[tuple[str, int], Catalog] = {}
+_DESCRIBED: dict[tuple[str, int], tuple[Knowledge, Catalog]] = {}
 _LOCKS: dict[str, threading.Lock] = {}
 _LOCK = threading.Lock()
+#: Catalogs (and described copies) kept per process; a schema that changes adds one, the oldest goes first.
+MAX_SHARED = 16
 
 
 def options_of(ctx: Any) -> KnowledgeOptions:
@@ -86,7 +88,10 @@ def shared_catalog(db: Database, schema: Any | None = None, *, progress: Progres
         if key in _CATALOGS:
             return _CATALOGS[key]
         catalog = build_catalog(db, progress=progress)
-        _CATALOGS[(db.display, catalog.fingerprint)] = catalog
+        with _LOCK:
+            while len(_CATALOGS) >= MAX_SHARED:
+                del _CATALOGS[next(iter(_CATALOGS))]
+            _CATALOGS[(db.display, catalog.fingerprint)] = catalog
         return catalog
 
 
@@ -100,8 +105,9 @@ def described_catalog(catalog: Catalog, knowledge: Knowledge) -> Catalog:
     """A copy of `catalog` with the folder's descriptions, known values and relationships laid over it."""
     key = (catalog.fingerprint + (knowledge.folder or ""), id(knowledge))
     with _LOCK:
-        if key in _DESCRIBED:
-            return _DESCRIBED[key]
+        found = _DESCRIBED.get(key)
+        if found is not None and found[0] is knowledge:  # an id can be reused once its knowledge is gone
+            return found[1]
     described = replace(catalog, schema=copy.deepcopy(catalog.schema), tables=copy.deepcopy(catalog.tables),
                         join_graph=copy.deepcopy(catalog.join_graph))
     apply_descriptions(described.tables, described.schema, knowledge.descriptions)
@@ -116,7 +122,10 @@ def described_catalog(catalog: Catalog, knowledge: Knowledge) -> Catalog:
     for table, column, ref_table, ref_column in knowledge.relationships:
         _add_relationship(described, table, column, ref_table, ref_column)
     with _LOCK:
-        _DESCRIBED[key] = described
+        _DESCRIBED.pop(key, None)
+        while len(_DESCRIBED) >= MAX_SHARED:
+            del _DESCRIBED[next(iter(_DESCRIBED))]
+        _DESCRIBED[key] = (knowledge, described)
     return described
 
 

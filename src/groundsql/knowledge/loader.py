@@ -104,6 +104,8 @@ def check_example(example: VerifiedExample, db: Database) -> None:
 
 _CACHE: dict[tuple[str, str, tuple], Knowledge] = {}
 _LOCK = threading.Lock()
+#: Knowledge folders kept loaded at once (oldest loaded first out).
+MAX_CACHED = 32
 
 
 def cached_knowledge(folder: str | Path, db: Database | None = None) -> Knowledge:
@@ -114,6 +116,12 @@ def cached_knowledge(folder: str | Path, db: Database | None = None) -> Knowledg
     key = (str(root), db.display if db is not None else "", stamp)
     with _LOCK:
         if key not in _CACHE:
+            # a folder that changed (an example added from the UI) replaces its old entry: a server that runs for
+            # days keeps one Knowledge per folder and database, not one per edit
+            for stale in [k for k in _CACHE if k[:2] == key[:2]]:
+                del _CACHE[stale]
+            while len(_CACHE) >= MAX_CACHED:
+                del _CACHE[next(iter(_CACHE))]
             _CACHE[key] = load_knowledge(root, db)
         return _CACHE[key]
 

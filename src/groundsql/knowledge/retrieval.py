@@ -160,6 +160,8 @@ def document(item: Item) -> str:
 
 _RETRIEVERS: dict[tuple[int, str, str], tuple[Any, KnowledgeRetriever]] = {}
 _RETRIEVERS_LOCK = threading.Lock()
+#: Retrievers kept at once (each holds its items' index, embeddings included).
+MAX_RETRIEVERS = 32
 
 
 def retriever_for(knowledge: Any, kind: str = "bm25", embedding_model: str | None = None) -> KnowledgeRetriever:
@@ -184,6 +186,8 @@ def retriever_for(knowledge: Any, kind: str = "bm25", embedding_model: str | Non
     else:
         raise ConfigError(f"unknown knowledge_retriever {kind!r}; use bm25, embeddings or hybrid")
     with _RETRIEVERS_LOCK:
+        while len(_RETRIEVERS) >= MAX_RETRIEVERS:  # a reloaded folder's old retrievers go first
+            del _RETRIEVERS[next(iter(_RETRIEVERS))]
         _RETRIEVERS[key] = (knowledge, retriever)
     return retriever
 

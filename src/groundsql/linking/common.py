@@ -109,6 +109,8 @@ def ask_json(ctx: Context, step: str, messages: list[dict[str, str]], *, role: s
     for text in completion.texts:
         value, problem = parse_json(text, None)
         values.append(value if isinstance(value, dict) else None)
-        if problem:
+        if problem or not isinstance(value, dict):
+            problem = problem or "JSON that is not an object"
             log.debug("%s: unparsable reply (%s)", step, problem)
+            ctx.trace.note("linking.malformed", call=step, problem=problem, reply=(text or "")[:200])
     return values

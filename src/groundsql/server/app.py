@@ -28,6 +28,7 @@ from groundsql.errors import ConfigError, DatabaseError, GroundsqlError, ModelEr
 from groundsql.inputs import MAX_EVIDENCE_CHARS, MAX_QUESTION_CHARS, check_evidence, check_question
 from groundsql.server.auth import UNAUTHORIZED, UNAUTHORIZED_MCP, token_matches
 from groundsql.server.gate import QueueFull, RunCancelled
+from groundsql.server.memory import TRIM_EVERY_S, trim_heap
 from groundsql.server.payloads import WatchedTrace
 from groundsql.server.workspace import Workspace
 
@@ -133,13 +134,22 @@ def create_app(workspace: Workspace, *, mcp: bool = True, host: str = "127.0.0.1
     ask_pool = ThreadPoolExecutor(max_workers=workspace.gate.capacity, thread_name_prefix="groundsql-ask")
     mcp_server, mcp_endpoint = _mcp_endpoint(workspace, host) if mcp else (None, None)
 
+    async def trim_now_and_then() -> None:
+        while True:  # freed heap back to the system, so a server's RSS follows its live data (server/memory.py)
+            await asyncio.sleep(TRIM_EVERY_S)
+            trim_heap()
+
     @asynccontextmanager
     async def lifespan(app: FastAPI):
-        if mcp_server is not None:
-            async with mcp_server.session_manager.run():
+        trimmer = asyncio.create_task(trim_now_and_then())
+        try:
+            if mcp_server is not None:
+                async with mcp_server.session_manager.run():
+                    yield
+            else:
                 yield
-        else:
-            yield
+        finally:
+            trimmer.cancel()
         cancelled = workspace.cancel_all()
         if cancelled:
             log.info("shutting down: cancelled %d run(s) in flight", cancelled)

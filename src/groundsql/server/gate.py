@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import math
 import threading
+import time
+from collections import deque
 from collections.abc import Callable
 
 from groundsql.errors import GroundsqlError, RunInterrupted
@@ -34,8 +36,18 @@ class Ticket:
             self._gate._leave()
 
 
+#: Finished asks the service-time average is taken over, and the estimate used before the first one finishes.
+SERVICE_WINDOW = 50
+INITIAL_SERVICE_S = 5.0
+
+
 class ModelGate:
-    """`admit` answers at once (a ticket, or `QueueFull`); `slot` then waits for one of `concurrency` slots."""
+    """`admit` answers at once (a ticket, or `QueueFull`); `slot` then waits for one of `concurrency` slots.
+
+    A refusal's `retry_after_s` is the queue's measured service time (the moving average of the last
+    `SERVICE_WINDOW` asks, timed from the moment each got its slot, so time spent waiting is not counted twice)
+    times the refused ask's place in line, divided by the slots serving the line.
+    """
 
     def __init__(self, concurrency: int, queue_size: int):
         if concurrency < 1 or queue_size < 0:
@@ -45,7 +57,7 @@ class ModelGate:
         self._slots = threading.Semaphore(concurrency)
         self._lock = threading.Lock()
         self._admitted = 0
-        self._mean_s = 5.0
+        self._service: deque[float] = deque(maxlen=SERVICE_WINDOW)
 
     @property
     def admitted(self) -> int:
@@ -64,16 +76,29 @@ class ModelGate:
         return _Slot(self, cancelled)
 
     def observe(self, seconds: float) -> None:
-        """Feed a finished ask's duration into the Retry-After estimate."""
+        """Feed a finished ask's service time (from getting its slot to its answer) into the Retry-After estimate;
+        `slot` does this itself."""
         with self._lock:
-            self._mean_s = 0.8 * self._mean_s + 0.2 * seconds
+            self._service.append(max(0.0, seconds))
+
+    @property
+    def service_s(self) -> float:
+        """The moving average of recent asks' service time (`INITIAL_SERVICE_S` before any finished)."""
+        with self._lock:
+            return self._service_s()
+
+    def _service_s(self) -> float:
+        return sum(self._service) / len(self._service) if self._service else INITIAL_SERVICE_S
 
     def _leave(self) -> None:
         with self._lock:
             self._admitted -= 1
 
     def _retry_after(self) -> int:
-        return max(1, math.ceil(self._mean_s * self._admitted / self.concurrency))
+        """Seconds until the refused ask would reach a slot: its place in line (those waiting, plus itself) times
+        the service time, over the slots. Called with the lock held."""
+        position = max(0, self._admitted - self.concurrency) + 1
+        return max(1, math.ceil(self._service_s() * position / self.concurrency))
 
 
 class _Slot:
@@ -88,6 +113,9 @@ class _Slot:
         if self._cancelled():
             self._gate._slots.release()
             raise RunCancelled("the run was cancelled while waiting for the model")
+        self._started = time.perf_counter()
 
-    def __exit__(self, *exc: object) -> None:
+    def __exit__(self, kind: type[BaseException] | None, *exc: object) -> None:
         self._gate._slots.release()
+        if kind is None:  # a failed or cancelled ask says nothing about how long answering takes
+            self._gate.observe(time.perf_counter() - self._started)

@@ -28,3 +28,12 @@ class ServerOptions(BaseModel):
     max_body_bytes: int = Field(65_536, description="Largest request body accepted (413 beyond).")
     api_token: str | None = Field(None, description="Bearer token required on /v1 and /mcp when set.")
     shutdown_grace_s: float = Field(10.0, description="Seconds in-flight requests get to finish on shutdown.")
+    runs_max_age_days: float | None = Field(
+        None, description="Run store retention: runs older than this are pruned (None: GROUNDSQL_RUNS_MAX_AGE_DAYS, "
+                          "else 90; 0: no limit).")
+    runs_max_runs: int | None = Field(
+        None, description="Run store retention: runs kept at most (None: GROUNDSQL_RUNS_MAX_RUNS, else 100000; 0: "
+                          "no limit).")
+    runs_max_mb: float | None = Field(
+        None, description="Run store retention: megabytes of data kept at most (None: GROUNDSQL_RUNS_MAX_MB, else "
+                          "500; 0: no limit).")

@@ -23,7 +23,7 @@ from groundsql.knowledge.store import Added, add_example, add_rule, default_fold
 from groundsql.marking import mark_run
 from groundsql.models import Model
 from groundsql.pipelines import PRESETS, preset_options
-from groundsql.runs import RunStore
+from groundsql.runs import Retention, RunStore
 from groundsql.server.gate import ModelGate, RunCancelled, Ticket
 from groundsql.server.options import ServerOptions
 from groundsql.server.payloads import (
@@ -99,7 +99,12 @@ class Workspace:
         self.default_database = next(iter(self.databases))
         concurrency = self.options.model_concurrency or (1 if model.spec.startswith("local:") else 4)
         self.gate = ModelGate(concurrency, self.options.queue_size)
-        self.runs = runs or RunStore()
+        retention = Retention.from_env(max_age_days=self.options.runs_max_age_days,
+                                       max_runs=self.options.runs_max_runs, max_mb=self.options.runs_max_mb)
+        self.runs = runs or RunStore(retention=retention)
+        if runs is not None and any(v is not None for v in (self.options.runs_max_age_days, self.options.runs_max_runs,
+                                                            self.options.runs_max_mb)):
+            runs.retention = retention  # the server's own limits win over the store's
         self.conversations = ConversationStore(self.runs)
         self._catalogs: dict[str, Catalog | None] = {}
         self._types: dict[str, dict[str, dict[str, str]] | None] = {}
@@ -298,7 +303,6 @@ class Workspace:
         trace = trace if trace is not None else WatchedTrace()
         with self._active_lock:
             self._active.add(trace)
-        started = time.perf_counter()
         try:
             if conversation_id is not None:
                 conversation = self.conversations.get(conversation_id)
@@ -329,7 +333,6 @@ class Workspace:
                     answer = ask_question(question, db, model=self.model, evidence=evidence, trace=trace, **settings)
                     run_id = self.runs.record(answer, db.display) if self.options.record else None
                     turn_data = None
-            self.gate.observe(time.perf_counter() - started)
             return answer_payload(answer, database=name, dialect=db.dialect, catalog=catalog, run_id=run_id,
                                   turn=turn_data, types=self.column_types(name))
         finally:

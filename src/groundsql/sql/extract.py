@@ -29,11 +29,19 @@ def extract_sql(reply: str, dialect: str = "sqlite") -> str:
         found = _first_query(block, dialect)
         if found:
             return found
-    for block in candidates:
-        match = _START.search(block)
-        if match:
-            return block[match.start():].split("```")[0].strip().split(";")[0].strip()
+    for block in candidates:  # a query that does not parse (cut off, say): its repair or the guard decides
+        for match in _START.finditer(block):
+            fragment = block[match.start():].split("```")[0].strip().split(";")[0].strip()
+            if _looks_like_query(block, match, fragment):
+                return fragment
     return ""
+
+
+def _looks_like_query(block: str, match: re.Match[str], fragment: str) -> bool:
+    """Whether an unparsable fragment is a query cut short rather than prose ("help with that request"): its
+    keyword is written in capitals or opens a line, and a SELECT follows."""
+    opens_line = not block[:match.start()].strip() or block[:match.start()].rstrip(" \t").endswith("\n")
+    return (match.group(1).isupper() or opens_line) and re.search(r"\bSELECT\b", fragment, re.I) is not None
 
 
 def _single_statement(text: str, dialect: str) -> str:

@@ -9,6 +9,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import sqlglot
+from sqlglot.errors import SqlglotError
+
 from groundsql.answer import Candidate
 from groundsql.context import Context
 from groundsql.errors import ModelError
@@ -61,6 +64,15 @@ def parse_critique(text: str, original: str, dialect: str) -> SqlCritique:
     head, tag, tail = text.partition(_SQL_TAG)
     reasoning = head.replace("[Reasoning]", "").strip() if tag else text.strip()
     revised = extract_sql(tail, dialect) if tag else ""
+    if revised and not _parses(revised, dialect):
+        revised = ""  # a cut-off or broken query is no revision: the critic's reasoning still stands
     if revised and normalized(revised, dialect) == normalized(original, dialect):
         revised = ""
     return SqlCritique(reasoning=" ".join(reasoning.split())[:600], revised_sql=revised)
+
+
+def _parses(sql: str, dialect: str) -> bool:
+    try:
+        return len([p for p in sqlglot.parse(sql, read=dialect) if p is not None]) == 1
+    except (SqlglotError, ValueError):
+        return False

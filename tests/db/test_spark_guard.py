@@ -65,6 +65,8 @@ def test_dollar_and_brace_apart_are_fine(sql: str) -> None:
     ("SELECT 'a -- b', \"/* c */\" FROM t", "SELECT 'a -- b', \"/* c */\" FROM t"),
     ("SELECT /*+ BROADCAST(t) */ a FROM t /* c */", "SELECT /*+ BROADCAST(t) */ a FROM t"),
     ("SELECT a\n  FROM t\n WHERE b = 'x';", "SELECT a\n  FROM t\n WHERE b = 'x';"),
+    ("EXPLAIN SELECT a FROM t -- x\rUNION ALL SELECT 2", "EXPLAIN  SELECT a FROM t UNION ALL SELECT 2"),
+    ("/* c */ EXPLAIN /* d */ SELECT 1", " EXPLAIN  SELECT 1"),
 ])
 def test_spark_runs_the_statement_without_its_comments(sql: str, runs: str) -> None:
     """Spark ends `--` at `\\r`, continues it after a backslash, and sqlglot reads other line ends: whatever
@@ -73,10 +75,11 @@ def test_spark_runs_the_statement_without_its_comments(sql: str, runs: str) -> N
 
 
 @pytest.mark.parametrize("sql", ["SELECT /*+ COALESCE('x') */ 1", "SELECT /*+ BROADCAST(t) -- x */ a FROM t",
-                                 "SELECT /*+ REPARTITION(1) /* x */ a FROM t"])
+                                 "SELECT /*+ REPARTITION(1) /* x */ a FROM t",
+                                 "SELECT /*+ COALESCE('*/ 1 AS x --') */ 1"])
 def test_hints_holding_quotes_or_comments_are_refused(sql: str) -> None:
     with pytest.raises(RefusedStatement, match="hint"):
-        executable_sql(sql)
+        check_spark_text(sql)
 
 
 def _tree(sql: str) -> None:
@@ -114,4 +117,35 @@ def test_values_of_computed_or_huge_size_are_refused(sql: str, named: str) -> No
     "SELECT collect_list(id), concat(id, id) FROM range(3)",
 ])
 def test_bounded_values_pass(sql: str) -> None:
+    _tree(sql)
+
+
+def _doubling_chain(steps: int) -> str:
+    ctes = ["t0 AS (SELECT 'x' AS s)"] + [f"t{i} AS (SELECT concat(s, s) AS s FROM t{i - 1})"
+                                          for i in range(1, steps + 1)]
+    return f"WITH {', '.join(ctes)} SELECT length(s) FROM t{steps}"
+
+
+@pytest.mark.parametrize(("sql", "named"), [
+    (_doubling_chain(20), "inlines the CTEs"),
+    ("SELECT length(s) FROM " + "(SELECT s || s AS s FROM " * 16 + "(SELECT 'x' AS s) t" + ") t" * 16,
+     "inlines the CTEs"),
+    ("WITH RECURSIVE r(s, n) AS (SELECT 'x', 0 UNION ALL SELECT concat(s, s), n + 1 FROM r WHERE n < 40) "
+     "SELECT max(length(s)) FROM r", "grows a value from itself"),
+    ("WITH RECURSIVE r(s, n) AS (SELECT repeat('x', 1000), 0 UNION ALL SELECT repeat(r.s, 2), n + 1 FROM r "
+     "WHERE n < 40) SELECT max(length(s)) FROM r", "grows a value from itself"),
+])
+def test_expressions_that_double_are_refused(sql: str, named: str) -> None:
+    with pytest.raises(RefusedStatement, match=named):
+        _tree(sql)
+
+
+@pytest.mark.parametrize("sql", [
+    _doubling_chain(6),
+    "WITH RECURSIVE nums(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM nums WHERE n < 12) SELECT n FROM nums",
+    "WITH RECURSIVE r(s, n) AS (SELECT 'x', 0 UNION ALL SELECT concat(s, '-'), n + 1 FROM r WHERE n < 10) "
+    "SELECT s FROM r",
+    "WITH a AS (SELECT id, id * 2 AS d FROM range(3)), b AS (SELECT d + d + d AS e FROM a) SELECT e * e FROM b",
+])
+def test_ordinary_ctes_pass(sql: str) -> None:
     _tree(sql)

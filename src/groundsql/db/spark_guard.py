@@ -78,20 +78,30 @@ SUBSTITUTION_REFUSAL = ("refused: '${' is not allowed on Spark: Spark can replac
                         "statement; to match the characters '${' in data write concat('$', '{')")
 
 
-def check_spark_text(sql: str) -> None:
-    """Refuse a statement whose raw text holds `${`, wherever it stands (a substring check on purpose: Spark's
-    variable substitution works on the raw text, before strings, names and comments exist).
-
-    Raises:
-        RefusedStatement: `SUBSTITUTION_REFUSAL`.
-    """
-    if "${" in sql:
-        raise RefusedStatement(SUBSTITUTION_REFUSAL)
-
-
 #: What an optimizer hint must not hold: Spark reads a hint's inside as code (its strings and comments), while
 #: the hint ends at the first `*/` for sqlglot.
 _HINT_MARKS = ("'", '"', "`", "--", "/*", "\\")
+
+
+def check_spark_text(sql: str) -> None:
+    """Refuse what Spark reads differently from the guard in the raw text, before any parsing: `${` wherever it
+    stands (Spark's variable substitution works on the raw text, before strings, names and comments exist),
+    and an optimizer hint holding quotes or comment marks (the hint ends at the first `*/` for sqlglot; Spark
+    reads its inside as code, strings and comments included). Plain substring checks, on purpose.
+
+    Raises:
+        RefusedStatement: naming which.
+    """
+    if "${" in sql:
+        raise RefusedStatement(SUBSTITUTION_REFUSAL)
+    start = sql.find("/*+")
+    while start != -1:
+        end = sql.find("*/", start + 3)
+        inside = sql[start + 3: end if end != -1 else len(sql)]
+        if any(mark in inside for mark in _HINT_MARKS):
+            raise RefusedStatement("refused: an optimizer hint (/*+ … */) with quotes or comments inside is read "
+                                   "differently by Spark; write hints with names and numbers only, or remove it")
+        start = sql.find("/*+", start + 3)
 
 
 def executable_sql(sql: str) -> str:
@@ -109,12 +119,12 @@ def executable_sql(sql: str) -> str:
         tokens = dialect.tokenize(sql)
     except (TokenError, ParseError, ValueError) as exc:
         raise RefusedStatement(f"refused: cannot parse the statement ({str(exc).splitlines()[0]})") from None
+    if tokens and tokens[0].token_type == TokenType.COMMAND:  # EXPLAIN: sqlglot keeps the rest as one string
+        gap, keyword = sql[:tokens[0].start], sql[tokens[0].start:tokens[0].end + 1]
+        return (gap if not gap or gap.isspace() else " ") + keyword + " " + executable_sql(sql[tokens[0].end + 1:])
     parts: list[str] = []
     position = 0
     for token in tokens:
-        if token.token_type == TokenType.HINT and any(mark in token.text[3:] for mark in _HINT_MARKS):
-            raise RefusedStatement("refused: an optimizer hint (/*+ … */) with quotes or comments is read differently "
-                                   "by Spark; write hints with names and numbers only, or remove the hint")
         gap = sql[position:token.start]
         parts.append(gap if not gap or gap.isspace() else " ")
         parts.append(sql[token.start:token.end + 1])
@@ -182,6 +192,9 @@ def check_spark_tree(statement: exp.Expression) -> None:
             raise RefusedStatement(f"refused: reading storage by path ({node.sql(dialect='spark')}) is not allowed")
         if isinstance(node, exp.Func):
             _check_growth(node)
+    if isinstance(statement, exp.Query):
+        _output_sizes(statement, {})
+        _check_recursive_growth(statement)
 
 
 #: The most characters (or array elements) one Spark value built by `repeat`, `lpad`/`rpad`, `space`,
@@ -287,3 +300,84 @@ def _reads_a_path(table: exp.Table) -> bool:
         return True
     qualifier = (table.db or "").lower()
     return qualifier in SPARK_PATH_SOURCES and not table.catalog
+
+
+#: The largest expression (in syntax nodes) a projection may become once Spark inlines the CTEs and subqueries
+#: it reads: a chain of CTEs that each use the previous column twice doubles at every step, and Spark's
+#: optimizer, which cannot be cancelled, then works on millions of nodes.
+SPARK_MAX_INLINED_NODES = 20_000
+
+#: Nodes that build a longer string or array from their arguments.
+_GROWING = (exp.Concat, exp.DPipe, exp.ConcatWs, exp.ArrayConcat, exp.Repeat, exp.Array)
+
+
+def _output_sizes(query: exp.Expression, ctes: dict[str, dict[str, int]]) -> dict[str, int]:
+    """Each output column of `query` with the size its expression has once every CTE and subquery it reads is
+    inlined; refuses one above `SPARK_MAX_INLINED_NODES`."""
+    if isinstance(query, exp.Subquery):
+        return _output_sizes(query.this, ctes)
+    if isinstance(query, exp.SetOperation):
+        left, right = _output_sizes(query.this, ctes), _output_sizes(query.expression, ctes)
+        merged = dict(left)
+        for (name, size), other in zip(left.items(), right.values()):
+            merged[name] = max(size, other)
+        return merged
+    if not isinstance(query, exp.Select):
+        return {}
+    scope = dict(ctes)
+    with_ = query.args.get("with_") or query.args.get("with")
+    if isinstance(with_, exp.With):
+        for cte in with_.expressions:
+            sizes = _output_sizes(cte.this, scope)
+            names = [c.name.lower() for c in cte.args["alias"].columns] if cte.args.get("alias") else []
+            if names:
+                sizes = dict(zip(names, sizes.values()))
+            scope[cte.alias_or_name.lower()] = sizes
+    columns: dict[str, int] = {}
+    for source in _sources(query):
+        if isinstance(source, exp.Table) and source.name.lower() in scope and not source.db:
+            found = scope[source.name.lower()]
+        elif isinstance(source, exp.Subquery):
+            found = _output_sizes(source.this, scope)
+        else:
+            continue
+        for name, size in found.items():
+            columns[name] = max(size, columns.get(name, 1))
+    out: dict[str, int] = {}
+    for position, projection in enumerate(query.expressions):
+        size = sum(columns.get(node.name.lower(), 1) if isinstance(node, exp.Column) else 1
+                   for node in projection.walk() if not isinstance(node, exp.Identifier))
+        if size > SPARK_MAX_INLINED_NODES:
+            raise RefusedStatement(f"refused: {projection.alias_or_name or 'a column'} becomes an expression of "
+                                   f"{size:,} parts once Spark inlines the CTEs and subqueries it reads (at most "
+                                   f"{SPARK_MAX_INLINED_NODES:,}); compute it once instead of repeating it")
+        out[projection.alias_or_name.lower() or str(position)] = size
+    return out
+
+
+def _sources(select: exp.Select) -> list[exp.Expression]:
+    from_ = select.args.get("from_") or select.args.get("from")
+    found = [from_.this] if isinstance(from_, exp.From) else []
+    return found + [join.this for join in select.args.get("joins") or []]
+
+
+def _check_recursive_growth(statement: exp.Expression) -> None:
+    """Refuse a recursive CTE whose step grows a value from itself (concat(s, s), repeat(s, 2)): it doubles at
+    every step, past any memory, long before Spark's recursion limit."""
+    for with_ in statement.find_all(exp.With):
+        if not with_.args.get("recursive"):
+            continue
+        for cte in with_.expressions:
+            name = cte.alias_or_name.lower()
+            own = {c.name.lower() for c in cte.args["alias"].columns} if cte.args.get("alias") else set()
+            for select in cte.this.find_all(exp.Select):
+                if not any(isinstance(s, exp.Table) and s.name.lower() == name for s in _sources(select)):
+                    continue
+                own |= {p.alias_or_name.lower() for p in select.expressions}
+                for node in select.find_all(*_GROWING):
+                    uses = [c for c in node.find_all(exp.Column)
+                            if c.table.lower() == name or (not c.table and c.name.lower() in own)]
+                    if len(uses) >= 2 or (uses and isinstance(node, exp.Repeat)):
+                        raise RefusedStatement(f"refused: the recursive CTE {cte.alias_or_name} grows a value from "
+                                               "itself at every step (it doubles past any memory); build it "
+                                               "without the recursion")

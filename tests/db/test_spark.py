@@ -197,6 +197,46 @@ def test_refused_statements_changed_nothing(spark_db, spark_folder: Path) -> Non
 
 
 @pytest.mark.integration
+def test_dollar_brace_is_refused_and_never_substituted(spark_db, spark_session) -> None:
+    """Spark replaces `${…}` in the raw text (the attack is real on a session with substitution on); groundsql's
+    session has it off, and the guard refuses `${` anywhere before that matters."""
+    probe = "SELECT '${system:groundsql.canary}' AS v"
+    planted = spark_session.sparkContext._jvm.System.getProperty("groundsql.canary")
+    other = spark_session.newSession()
+    other.conf.set("spark.sql.variable.substitute", "true")
+    assert other.sql(probe).first()[0] == planted and planted.startswith("GROUNDSQL_CANARY")
+    assert spark_db.substitution_off
+    for sql in (probe, "SELECT 1 AS `${env:HOME}`", "SELECT 1 -- ${system:line.separator} UNION ALL SELECT 2"):
+        with pytest.raises(RefusedStatement, match=r"'\$\{' is not allowed on Spark"):
+            spark_db.execute(sql)
+    assert spark_db._run(probe, 5, 20).rows == [("${system:groundsql.canary}",)]  # past the guard: not replaced
+
+
+@pytest.mark.integration
+@pytest.mark.parametrize(("sql", "rows"), [
+    ("SELECT 1 AS x -- a comment \\\nUNION ALL SELECT 2", [(1,), (2,)]),
+    ("SELECT 1 AS x -- a comment\rUNION ALL SELECT 2", [(1,), (2,)]),
+    ("SELECT 1 AS x -- a comment\u2028UNION ALL SELECT 2", [(1,)]),
+    ("SELECT 1 AS x /* -- */ UNION ALL SELECT 2 -- */", [(1,), (2,)]),
+    ("SELECT '-- not a comment' AS x", [("-- not a comment",)]),
+])
+def test_spark_runs_what_the_guard_read_without_comments(spark_db, sql: str, rows: list) -> None:
+    """Spark continues a `--` comment after a backslash (the guard read the next line as code) and sqlglot
+    ends one at other line ends: Spark now gets the statement without comments, so both read the same."""
+    assert sorted(spark_db.execute(sql).rows) == rows
+
+
+@pytest.mark.integration
+def test_driver_result_size_and_values_are_bounded(spark_db, spark_session) -> None:
+    assert spark_session.sparkContext.getConf().get("spark.driver.maxResultSize") == "256m"
+    for sql, named in [("SELECT length(lpad('a', CAST('1000000000' AS INT), 'b'))", "computed"),
+                       ("SELECT size(collect_list(repeat('x', 1000000))) FROM range(5000)", "at most 100,000")]:
+        with pytest.raises(RefusedStatement, match=named):
+            spark_db.execute(sql)
+    assert spark_db.execute("SELECT max(length(repeat('#', least(song_id, 50)))) FROM song").rows == [(50,)]
+
+
+@pytest.mark.integration
 def test_catalog_tables_and_views_of_a_database(spark_session) -> None:
     from groundsql.catalog import introspect
     from groundsql.db import Database

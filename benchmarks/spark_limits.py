@@ -21,6 +21,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
 #: (label, statement, through the guard?) — the issue's statements first, then variants.
 STATEMENTS: list[tuple[str, str, bool]] = [
@@ -121,7 +122,7 @@ def main() -> None:
         command = [sys.executable, __file__, "--one", sql, "--timeout", str(args.timeout)] + ([] if guarded
                                                                                               else ["--raw"])
         done = subprocess.run(command, capture_output=True, text=True, timeout=600,
-                              env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1] / "src")})
+                              env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
         line = next((ln for ln in done.stdout.splitlines() if ln.startswith("RESULT ")), None)
         if line is None:
             print(f"| {label} | {'yes' if guarded else 'no'} | the process failed: "

@@ -307,6 +307,41 @@ def test_ask_on_spark_with_a_scripted_model(spark_db) -> None:
     assert answer.result is not None and answer.result.rows == [(2,)] and answer.error is None
 
 
+#: Statements run past the guard in a fresh process with groundsql's own local session: one the optimizer
+#: works on past any limit (cancelling its job group does nothing), one that runs the JVM out of memory.
+WEDGES = [
+    ("WITH " + ", ".join(["t0 AS (SELECT 'x' AS s)"] + [f"t{i} AS (SELECT concat(s, s) AS s FROM t{i - 1})"
+                                                        for i in range(1, 21)]) + " SELECT length(s) FROM t20",
+     "QueryTimeout"),
+    ("SELECT size(collect_list(repeat('x', 1000000))) FROM range(5000)", "DatabaseError"),
+]
+
+
+@pytest.mark.integration
+@pytest.mark.slow
+@pytest.mark.parametrize(("sql", "verdict"), WEDGES, ids=["planning-bomb", "out-of-memory"])
+def test_a_wedged_or_dead_local_session_ends_in_time_and_restarts(spark_session, sql: str, verdict: str) -> None:
+    """The statement ends within its limit + 2 s (the JVM groundsql started is ended when cancelling does not
+    stop it, or it exits out of memory), the process stays under 1.5 GB, and the next query answers on a fresh
+    session. A separate process: these end the JVM, which must not be the test run's own."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    script = Path(__file__).resolve().parents[2] / "benchmarks" / "spark_limits.py"
+    done = subprocess.run([sys.executable, str(script), "--one", sql, "--timeout", "3", "--raw"],
+                          capture_output=True, text=True, timeout=400,
+                          env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+    line = next((ln for ln in done.stdout.splitlines() if ln.startswith("RESULT ")), None)
+    assert line is not None, done.stderr[-2000:]
+    result = json.loads(line.removeprefix("RESULT "))
+    assert result["verdict"] == verdict, result
+    assert result["ended_s"] <= 3 + 2, result
+    assert result["peak_mb"] < 1536, result
+    assert result["next_ok"], result
+
+
 # -- Spark Connect -----------------------------------------------------------------------------------
 
 
@@ -371,3 +406,26 @@ def test_spark_connect_end_to_end(connect_server: str) -> None:
             db.execute("SELECT COUNT(*) FROM range(0, 100000000000) a", timeout_s=2)
         assert time.perf_counter() - started < 30
         assert db.execute("SELECT COUNT(*) FROM singer").rows == [(3,)]
+
+
+@pytest.mark.integration
+@pytest.mark.slow
+def test_spark_connect_never_substitutes_and_never_sees_comments(connect_server: str) -> None:
+    """Through Spark Connect, where groundsql does not own the server: the session is set to substitution off,
+    every substitution and comment attack is refused, and what runs has no comments."""
+    from groundsql.db import Database
+    from tests.security.harness import attack_files, run_attacks
+
+    probe = "SELECT '${system:user.home}' AS v"
+    with Database(connect_server, timeout_s=120) as db:
+        assert db.substitution_off
+        db.session.conf.set("spark.sql.variable.substitute", "true")  # the attack is real on this server
+        home = db.session.sql(probe).first()[0]
+        assert home and "${" not in home
+        db.session.conf.set("spark.sql.variable.substitute", "false")
+        attacks = [a for a in attack_files("spark", slow=False) if a[1] in ("substitution", "comments")]
+        outcomes = run_attacks(db, attacks, [home], timeout_s=20)
+        assert len(outcomes) >= 45
+        assert [(o.sql, o.verdict, o.detail) for o in outcomes if o.verdict != "refused"] == []
+        assert db._run(probe, 5, 60).rows == [("${system:user.home}",)]
+        assert sorted(db.execute("SELECT 1 AS x -- c \\\nUNION ALL SELECT 2").rows) == [(1,), (2,)]

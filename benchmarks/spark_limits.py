@@ -70,7 +70,7 @@ def run_one(sql: str, timeout_s: float, guarded: bool) -> dict:
     from groundsql.errors import DatabaseError
 
     db = Database("spark+local://", timeout_s=timeout_s, max_rows=50)
-    db.execute("SELECT 1 AS warm")
+    db.execute("SELECT 1 AS warm", timeout_s=120)  # a cold JVM under load may take longer than the limit
     peak = {"kb": 0}
     stop = threading.Event()
 

@@ -313,7 +313,7 @@ WEDGES = [
     ("WITH " + ", ".join(["t0 AS (SELECT 'x' AS s)"] + [f"t{i} AS (SELECT concat(s, s) AS s FROM t{i - 1})"
                                                         for i in range(1, 21)]) + " SELECT length(s) FROM t20",
      "QueryTimeout"),
-    ("SELECT size(collect_list(repeat('x', 1000000))) FROM range(5000)", "DatabaseError"),
+    ("SELECT length(lpad('a', CAST('1000000000' AS INT), 'b'))", "DatabaseError"),
 ]
 
 

@@ -56,7 +56,7 @@ SESSION_CONF = {"spark.sql.variable.substitute": "false"}
 
 #: Seconds past the time limit after which a query that cancellation did not stop counts as stuck: a local
 #: session groundsql started is then restarted (its JVM ended), any other one is interrupted and reported.
-STUCK_AFTER_S = 1.5
+STUCK_AFTER_S = 1.0
 
 _START_LOCK = threading.Lock()
 

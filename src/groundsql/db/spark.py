@@ -255,6 +255,9 @@ class SparkDatabase(Database):
             rows = [tuple(row) for row in frame.take(max_rows + 1)]
         except Exception as exc:
             message = _spark_message(exc)
+            if fired.is_set() and not stuck.is_set() and self.owns_session and self._still_running(group):
+                stuck.set()  # the job is cancelled but its tasks run on, holding the session's cores
+                _kill_local_jvm()
             ended = stuck.is_set() or not self._alive()
             restarted = ended and self.mode == "local" and _restart_local_jvm(self._generation)
             if restarted:
@@ -272,6 +275,23 @@ class SparkDatabase(Database):
             self._end_group(group)
         return Result(columns=columns, rows=rows[:max_rows], truncated=len(rows) > max_rows,
                       elapsed_s=time.perf_counter() - started, sql=sql)
+
+    def _still_running(self, group: str) -> bool:
+        """Whether tasks of the cancelled job group `group` still run `STUCK_AFTER_S` after its cancellation
+        returned (a task that never checks for cancellation keeps a local session's cores busy for minutes)."""
+        deadline = time.monotonic() + STUCK_AFTER_S
+        try:
+            tracker = self._session.sparkContext.statusTracker()
+            while True:
+                stages = [tracker.getStageInfo(stage) for job in tracker.getJobIdsForGroup(group)
+                          for stage in (getattr(tracker.getJobInfo(job), "stageIds", None) or [])]
+                if not any(stage is not None and stage.numActiveTasks > 0 for stage in stages):
+                    return False
+                if time.monotonic() >= deadline:
+                    return True
+                time.sleep(0.1)
+        except Exception:  # the JVM is gone: nothing runs
+            return False
 
     def _unstick(self) -> None:
         """A statement ignored cancellation past the limit: end the local JVM groundsql started (the blocked

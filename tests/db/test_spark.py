@@ -308,18 +308,20 @@ def test_ask_on_spark_with_a_scripted_model(spark_db) -> None:
 
 
 #: Statements run past the guard in a fresh process with groundsql's own local session: one the optimizer
-#: works on past any limit (cancelling its job group does nothing), one that runs the JVM out of memory.
+#: works on past any limit (cancelling its job group does nothing), one that runs the JVM out of memory, one
+#: whose task runs on after its job is cancelled (it held local[1]'s only core: the next query took 93 s).
 WEDGES = [
     ("WITH " + ", ".join(["t0 AS (SELECT 'x' AS s)"] + [f"t{i} AS (SELECT concat(s, s) AS s FROM t{i - 1})"
                                                         for i in range(1, 21)]) + " SELECT length(s) FROM t20",
      "QueryTimeout"),
     ("SELECT length(lpad('a', CAST('1000000000' AS INT), 'b'))", "DatabaseError"),
+    ("SELECT id FROM range(1000000000) ORDER BY rand() LIMIT 5", "QueryTimeout"),  # its task ignores the cancel
 ]
 
 
 @pytest.mark.integration
 @pytest.mark.slow
-@pytest.mark.parametrize(("sql", "verdict"), WEDGES, ids=["planning-bomb", "out-of-memory"])
+@pytest.mark.parametrize(("sql", "verdict"), WEDGES, ids=["planning-bomb", "out-of-memory", "task-ignores-cancel"])
 def test_a_wedged_or_dead_local_session_ends_in_time_and_restarts(spark_session, sql: str, verdict: str) -> None:
     """The statement ends within its limit + 2 s (the JVM groundsql started is ended when cancelling does not
     stop it, or it exits out of memory), the process stays under 1.5 GB, and the next query answers on a fresh

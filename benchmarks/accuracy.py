@@ -72,7 +72,8 @@ def main(argv: list[str] | None = None) -> int:
             run_dir = args.runs_dir / run_name(preset, model, options, args, roles)
             print(f"== {preset} · {model} {options or ''} → {run_dir}", flush=True)
             run_dir.mkdir(parents=True, exist_ok=True)
-            (run_dir / COMMANDS_FILE).write_text(f"{command}\n# machine: {machine()}\n", encoding="utf-8")
+            (run_dir / COMMANDS_FILE).write_text(f"{command}\n# machine: {machine()}\n# code: {head_commit()}\n",
+                                                 encoding="utf-8")
             started = time.time()
 
             def progress(record, finished, total, _started=started):
@@ -149,11 +150,61 @@ def machine() -> str:
             f"{platform.python_version()}, GROUNDSQL_THREADS={threads}")
 
 
+def head_commit() -> str:
+    """The checkout's commit (`+changes` when src/ differs from it), recorded in command.txt for every run."""
+    import subprocess
+
+    def git(*args: str) -> str:
+        done = subprocess.run(["git", "-C", str(REPO), *args], capture_output=True, text=True, check=False)
+        return done.stdout.strip() if done.returncode == 0 else ""
+
+    commit = git("rev-parse", "--short", "HEAD") or "unknown"
+    return commit + ("+changes" if git("status", "--porcelain", "--", "src") else "")
+
+
+#: Defaults that changed what every prompt and repair looks like; a run recorded before one existed is older code.
+CHANGED_DEFAULTS = {"catalog_context": "catalog context", "tree_repair": "tree repair"}
+
+
+def code_label(run_dir: Path, config: dict[str, Any]) -> str:
+    """'COMMIT; defaults' for a run: the commit recorded in command.txt (runs made since it is recorded), else
+    the commit that holds the run's records (the code it ran with is that one or an earlier one); then the
+    changed defaults as the run had them, or 'older code: before …' when its settings predate them."""
+    import subprocess
+
+    from groundsql.pipelines import preset_options
+
+    recorded = ""
+    if (run_dir / COMMANDS_FILE).exists():
+        for line in (run_dir / COMMANDS_FILE).read_text(encoding="utf-8").splitlines():
+            if line.startswith("# code: "):
+                recorded = line.removeprefix("# code: ").strip()
+    if not recorded:
+        done = subprocess.run(["git", "-C", str(REPO), "log", "-1", "--format=%h", "--", str(run_dir / "results.jsonl")],
+                              capture_output=True, text=True, check=False)
+        recorded = f"records in {done.stdout.strip()}" if done.returncode == 0 and done.stdout.strip() else "unknown"
+    settings = config.get("settings") or {}
+    try:
+        fields = set(preset_options(config.get("preset") or "baseline", {}).model_fields)
+    except Exception:  # a preset that no longer exists: judge by the settings alone
+        fields = set(CHANGED_DEFAULTS)
+    before, state = [], []
+    for key, name in CHANGED_DEFAULTS.items():
+        if key not in fields:
+            continue
+        if key not in settings:
+            before.append(name)
+        else:
+            state.append(f"{name} {'on' if settings[key] else 'off'}")
+    parts = ([f"older code: before {' / '.join(before)}"] if before else []) + state
+    return f"{recorded}; {', '.join(parts)}" if parts else recorded
+
+
 def _label(config: dict[str, Any], name: str) -> str:
     from groundsql.evaluation.report import run_label
 
     label = run_label(config, name)
-    options = config.get("options") or {}
+    options = {k: v for k, v in (config.get("options") or {}).items() if f" · {k}={v}" not in label}
     if options:
         label += " · " + ", ".join(f"{k}={v}" for k, v in options.items())
     return label
@@ -169,6 +220,7 @@ def _runs(args: argparse.Namespace) -> list[tuple[str, Path, dict[str, Any], lis
             continue
         config, records = load_run(run_dir)
         if records:
+            config["code"] = code_label(run_dir, config)
             found.append((_label(config, run_dir.name), run_dir, config, records))
     order = {"baseline": 0, "refine": 1, "ssev": 2, "apex": 3, "agentnlq": 4, "recap": 5, "prospy": 6}
     found.sort(key=lambda run: (order.get(run[2].get("preset"), 9), len(run[2].get("options") or {}), run[0]))
@@ -181,17 +233,24 @@ def write_results(args: argparse.Namespace) -> str:
     from groundsql.evaluation.report import plot_comparison, python_stage_table, summary_table
 
     runs = _runs(args)
+    codes = {label: config["code"] for label, _, config, _ in runs}
     full = [(label, summarize(records, config)) for label, _, config, records in runs if len(records) >= args.n]
     lines = ["# Accuracy on the open Spider dev split", "",
              f"{args.n} questions sampled with seed {args.seed} from the 646 open Spider dev questions "
              "(execution accuracy under the official test-suite rules; difficulty = Spider hardness). "
              f"Every run's per-question records are committed under `{_rel(args.runs_dir)}/`, each with the "
              f"command that made it (`{COMMANDS_FILE}`).", "",
-             f"Updated: {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}.", ""]
+             f"Updated: {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}.", "",
+             "Each row names, in brackets, the code it ran with: the commit recorded in the run's "
+             f"`{COMMANDS_FILE}` (runs made since it is recorded), else `records in COMMIT`, the commit holding its "
+             "records (the code it ran with is that one or an earlier one); then the defaults that changed what "
+             "prompts and repairs look like, as the run had them. **older code: before catalog context / tree "
+             "repair** marks a run whose settings predate that default (no catalog in its prompts, no syntax-tree "
+             "repair before the model's): compare such rows with each other, not with rows of current code.", ""]
     if not runs:
         lines.append("No runs yet.")
     if full:
-        lines += [f"## All {args.n} questions", ""] + summary_table(full)
+        lines += [f"## All {args.n} questions", ""] + summary_table(coded(full, codes))
         lines += ["", "Tokens are prompt + completion per question; latency is the pipeline's wall time per "
                   "question (the first question of a run includes loading the model). EX@K / Pass@K: share of "
                   "correct candidates / questions with any correct candidate, where a preset makes K > 1.", ""]
@@ -202,7 +261,7 @@ def write_results(args: argparse.Namespace) -> str:
         same = [(other, summarize([r for r in other_records if str(r["id"]) in ids], config))
                 for other, _, config, other_records in runs
                 if ids <= {str(r["id"]) for r in other_records}]
-        lines += summary_table(same) + [""]
+        lines += summary_table(coded(same, codes)) + [""]
     lines += head_to_head(runs)
     staged = [(label, summarize(records, config), records) for label, _, config, records in runs
               if any(r.get("stages") for r in records)]
@@ -249,6 +308,11 @@ def write_results(args: argparse.Namespace) -> str:
         text += "\n" + NOTES_MARKER + target.read_text(encoding="utf-8").split(NOTES_MARKER, 1)[1]
     target.write_text(text, encoding="utf-8")
     return text
+
+
+def coded(rows: list[tuple[str, Any]], codes: dict[str, str]) -> list[tuple[str, Any]]:
+    """Rows of a headline table with each run's code label in brackets."""
+    return [(f"{label} [{codes[label]}]" if codes.get(label) else label, summary) for label, summary in rows]
 
 
 def stage_changes(records: list[dict[str, Any]]) -> tuple[int, int]:

@@ -36,6 +36,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="comma-separated run folders to compare with, on the questions auto answered")
     parser.add_argument("--runs-dir", type=Path, default=RUNS)
     parser.add_argument("--out", type=Path, default=REPO / "benchmarks" / "results" / "auto.md")
+    parser.add_argument("--commit", default="?", help="the commit the runs ran at, where run.json does not say")
     args = parser.parse_args(argv)
     auto = load(args.runs_dir / args.auto)
     if not auto:
@@ -59,9 +60,9 @@ def load(folder: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
 
-def commit_of(folder: Path) -> str:
+def commit_of(folder: Path, fallback: str = "?") -> str:
     config = json.loads((folder / "run.json").read_text()) if (folder / "run.json").exists() else {}
-    return str(config.get("commit") or config.get("code") or "?")[:10]
+    return str(config.get("commit") or config.get("code") or fallback)[:10]
 
 
 def evaluated(record: dict[str, Any]) -> int:
@@ -94,6 +95,9 @@ HEADER = ["| run | n | EX % | evaluated tokens/q | tokens sent/q | calls/q | med
 
 def report(args: argparse.Namespace, auto: list[dict[str, Any]], others: dict[str, list]) -> list[str]:
     ids = {r["id"] for r in auto}
+    # Runs over fewer questions (a costly preset run with --limit) are compared on their own questions below.
+    partial = {name: records for name, records in others.items() if len({r["id"] for r in records} & ids) < len(ids)}
+    others = {name: records for name, records in others.items() if name not in partial}
     common = ids.intersection(*({r["id"] for r in records} for records in others.values())) if others else ids
     n = len(common)
     table = {name.split("__")[0]: stats([r for r in records if r["id"] in common]) for name, records in others.items()}
@@ -107,12 +111,28 @@ def report(args: argparse.Namespace, auto: list[dict[str, Any]], others: dict[st
              *HEADER]
     for name, s in table.items():
         folder = args.runs_dir / (args.auto if name == "auto" else next(k for k in others if k.startswith(name)))
-        lines.append(row(f"{name} (`{commit_of(folder)}`)", s))
+        lines.append(row(f"{name} (`{commit_of(folder, args.commit)}`)", s))
+    for name, records in partial.items():
+        shared = {r["id"] for r in records} & ids
+        lines += ["", f"On the {len(shared)} questions `{name.split('__')[0]}` answered (`--limit`):", "", *HEADER]
+        for label, runs in [(name.split("__")[0], records), *[(k.split("__")[0], v) for k, v in others.items()],
+                            ("auto", auto)]:
+            lines.append(row(label, stats([r for r in runs if r["id"] in shared])))
     a = table["auto"]
     lines += ["", "## Targets (issue: a default that answers fast and knows when it is right)", ""]
-    if "refine" in table and "ssev" in table:
-        best = max(table["refine"]["ex"], table["ssev"]["ex"])
-        lines += [f"- EX ≥ max(refine, ssev) + 1 = {best + 1:.1f}: auto {a['ex']:.1f} — "
+    ssev_name = next((name for name in partial if name.startswith("ssev")), None)
+    if "refine" in table and "ssev" not in table and ssev_name:
+        shared = {r["id"] for r in partial[ssev_name]} & ids
+        ssev_ex = stats([r for r in partial[ssev_name] if r["id"] in shared])["ex"]
+        auto_ex = stats([r for r in auto if r["id"] in shared])["ex"]
+        lines += [f"- EX ≥ ssev + 1 on the {len(shared)} questions ssev ran: auto {auto_ex:.1f}, ssev {ssev_ex:.1f} — "
+                  f"{'met' if auto_ex >= ssev_ex + 1 else 'not met'}."]
+        table_ssev = None
+    else:
+        table_ssev = table.get("ssev")
+    if "refine" in table:
+        best = max(table["refine"]["ex"], table_ssev["ex"] if table_ssev else 0.0)
+        lines += [f"- EX ≥ max(refine{', ssev' if table_ssev else ''}) + 1 = {best + 1:.1f}: auto {a['ex']:.1f} — "
                   f"{'met' if a['ex'] >= best + 1 else 'not met'}.",
                   f"- Evaluated tokens ≤ 1.5 × refine's ({1.5 * table['refine']['evaluated']:.0f}): auto "
                   f"{a['evaluated']:.0f} — {'met' if a['evaluated'] <= 1.5 * table['refine']['evaluated'] else 'not met'}.",

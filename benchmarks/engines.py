@@ -10,6 +10,11 @@ every run there with the same sample.
     GROUNDSQL_THREADS=2 python benchmarks/engines.py --preset baseline --model local:qwen2.5-coder-1.5b
     python benchmarks/engines.py --report-only                # rewrite engines.md and engines.png
     python benchmarks/engines.py --gold --n 646               # no model: the SQLite gold SQL as the predictions
+    python benchmarks/engines.py --preset baseline --option model_dialect=sqlite   # SQLite-flavoured drafts
+    python benchmarks/engines.py --replay-sqlite --preset baseline   # no model: the SQLite run's SQL, transpiled
+
+Each engine's losses against SQLite (right on SQLite, wrong on the engine) are classed: engine refusal, gold
+artifact (the same query, another answer), or the model wrote another query (`LOSS_CLASSES`).
 """
 
 from __future__ import annotations
@@ -48,12 +53,27 @@ ERROR_CLASSES = (
     ("unknown table", ("no such table", "table_or_view_not_found", "relation", "doesn't exist",
                        "table with name")),
     ("unknown column", ("no such column", "unknown column", "unresolved_column", "does not exist",
-                        "not found in from clause", "referenced column")),
+                        "not found in from clause", "referenced column", "does not have a column")),
+    ("grouping", ("group by", "aggregate")),  # before functions: DuckDB says "part of an aggregate function"
+    ("subquery", ("more than one row returned by a subquery", "subquery returns more than 1 row")),
     ("unknown function", ("no such function", "unresolved_routine", "function", "scalar function")),
-    ("grouping", ("group by", "aggregate")),
-    ("types", ("operator does not exist", "cannot compare", "type", "cast")),
+    ("types", ("operator does not exist", "cannot compare", "type", "cast", "conversion error")),
     ("syntax", ("syntax", "parse", "parser error", "cannot parse")),
 )
+
+#: sqlglot dialect of each engine (to read its predictions when classing losses).
+DIALECTS = {"sqlite": "sqlite", "duckdb": "duckdb", "postgres": "postgres", "mariadb": "mysql", "spark": "spark"}
+
+#: Why a question right on SQLite is wrong on another engine, in the order they are tested.
+LOSS_CLASSES = {
+    "engine refusal": "the engine refused the query (an execution error other than an unknown name): SQLite "
+                      "leniency such as text compared with numbers, a bare column beside GROUP BY, a scalar "
+                      "subquery with several rows, a SQLite-only function",
+    "gold artifact": "the model wrote the same query as on SQLite and it ran: the answers differ because the gold "
+                     "or the data carries over differently (case-insensitive LIKE in the gold, stored spaces)",
+    "model wrote another query": "a different query (an invented or re-cased name, another reading of the "
+                                 "question) for a prompt that differs in its dialect line and names",
+}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -63,6 +83,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="override or add an engine's URL template (repeatable)")
     parser.add_argument("--preset", default="baseline")
     parser.add_argument("--model", default="local:qwen2.5-coder-1.5b")
+    parser.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
+                        help="a preset option (repeatable; JSON values), e.g. model_dialect=sqlite; named in the run")
     parser.add_argument("--gold", action="store_true",
                         help="no model: score the SQLite gold SQL as predictions (how far SQLite-style SQL carries)")
     parser.add_argument("--n", type=int, default=150, help="questions sampled from the open Spider split (the "
@@ -71,6 +93,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--every", type=int, default=1, metavar="K",
                         help="ask only every K-th question of the sample (file order, so every database keeps some), "
                              "for costly presets; the run stays resumable and can be completed later with K=1")
+    parser.add_argument("--replay-sqlite", action="store_true",
+                        help="no model: the SQLite run's queries of --preset/--model as every engine's predictions, "
+                             "carried by model_dialect=sqlite's transpiler (what that mode gives when the model writes "
+                             "on every engine what it wrote on SQLite)")
+    parser.add_argument("--tree-repair", action="store_true",
+                        help="with --replay-sqlite: each replayed query that fails or returns nothing on the engine "
+                             "gets the tree repair first (no model call), as `baseline_tree_repair` would")
     parser.add_argument("--load", action="store_true", help="(re)load the sample's databases into each engine first")
     parser.add_argument("--load-only", action="store_true", help="(re)load the copies and run nothing")
     parser.add_argument("--dataset", type=Path, default=DEFAULT_SPIDER)
@@ -116,8 +145,22 @@ def load(dataset: Path, template: str, db_ids: list[str]) -> None:
             print(f"  {entry.db_id}: FAILED {entry.error}", flush=True)
 
 
+def preset_options(args: argparse.Namespace) -> dict[str, Any]:
+    options = {}
+    for item in args.option:
+        key, _, value = item.partition("=")
+        try:
+            options[key.strip()] = json.loads(value)
+        except json.JSONDecodeError:
+            options[key.strip()] = value
+    return options
+
+
 def run_name(args: argparse.Namespace, engine: str) -> str:
-    what = "gold" if args.gold else f"{args.preset}__{slug(args.model)}"
+    given = "".join(f"_{key}-{value}" for key, value in sorted(preset_options(args).items()))
+    what = "gold" if args.gold else f"{args.preset}{slug(given)}__{slug(args.model)}"
+    if getattr(args, "replay_sqlite", False):
+        what = f"replay{'-tree_repair' if args.tree_repair else ''}-{what}"
     return f"{engine}__{what}__n{args.n}_seed{args.seed}"
 
 
@@ -128,6 +171,8 @@ def run(args: argparse.Namespace, engine: str, template: str, command: str) -> N
     run_dir.mkdir(parents=True, exist_ok=True)
     (run_dir / "command.txt").write_text(f"{command}\n# machine: {machine()}\n", encoding="utf-8")
     predictions = gold_predictions(args.dataset, run_dir) if args.gold else None
+    if args.replay_sqlite:
+        predictions = replayed_predictions(args, engine, template, run_dir)
     ids = strided_ids(args) if args.every > 1 else None
     print(f"== {engine}: {run_dir}" + (f" (every {args.every}th question: {len(ids)})" if ids else ""), flush=True)
     started = time.time()
@@ -136,9 +181,57 @@ def run(args: argparse.Namespace, engine: str, template: str, command: str) -> N
         mark = "–" if record.get("excluded") else "✓" if record.get("correct") else "✗"
         print(f"  [{finished}/{total}] {mark} q{record['id']} ({time.time() - started:.0f}s)", flush=True)
 
-    evaluate(args.dataset, preset=args.preset, model=None if args.gold else args.model, out=run_dir,
+    evaluate(args.dataset, preset=args.preset, model=None if args.gold or args.replay_sqlite else args.model,
+             out=run_dir,
              predictions=predictions, progress=progress, sample=args.n, seed=args.seed, report=False,
-             engine=template or None, ids=ids)
+             engine=template or None, ids=ids, **({"options": preset_options(args)} if args.option else {}))
+
+
+def replayed_predictions(args: argparse.Namespace, engine: str, template: str, run_dir: Path) -> Path:
+    """The SQLite run's queries, each carried to `engine` by `sql.sqlite_flavour.from_sqlite` with the copy's
+    structure (`model_dialect=sqlite` without the model)."""
+    from groundsql.catalog import introspect
+    from groundsql.db import Database
+    from groundsql.evaluation import load_run
+    from groundsql.evaluation.load import engine_url
+    from groundsql.sql.sqlite_flavour import from_sqlite
+
+    source = args.runs_dir / f"sqlite__{args.preset}__{slug(args.model)}__n{args.n}_seed{args.seed}"
+    if not (source / "results.jsonl").exists():
+        raise SystemExit(f"--replay-sqlite needs the SQLite run {source}")
+    _, records = load_run(source)
+    schemas: dict[str, Any] = {}
+    lines = []
+    for record in records:
+        sql = record.get("sql") or ""
+        if sql and (template or args.tree_repair):
+            db_id = record["db_id"]
+            url = engine_url(template, db_id) if template else str(args.dataset / "database" / db_id /
+                                                                   f"{db_id}.sqlite")
+            if db_id not in schemas:
+                with Database(url) as db:
+                    schemas[db_id] = (db.dialect, introspect(db))
+            dialect, schema = schemas[db_id]
+            sql = from_sqlite(sql, dialect, schema)
+            if args.tree_repair:
+                sql = tree_repaired(url, sql, schema)
+        lines.append(json.dumps({"id": record["id"], "sql": sql}))
+    path = run_dir / "replayed_predictions.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def tree_repaired(url: str, sql: str, schema: Any) -> str:
+    """`sql` after the tree repair on the database at `url` (itself when it ran with rows or nothing helped)."""
+    from groundsql.answer import Candidate
+    from groundsql.context import Context
+    from groundsql.db import Database
+    from groundsql.generation.tree_repair import tree_repair
+
+    with Database(url) as db:
+        ctx = Context(question="", db=db, models={}, options={}, _schema=schema)
+        result, error = ctx.try_query(sql, step="replay")
+        return tree_repair(ctx, Candidate(sql=sql, result=result, error=error)).candidate.sql
 
 
 def strided_ids(args: argparse.Namespace) -> list[str]:
@@ -186,6 +279,12 @@ def write_results(args: argparse.Namespace) -> str:
         common = set.intersection(*kept) if kept else set()
         title = "gold SQL (SQLite dialect) as predictions" if what == "gold" else what.replace("__", " · ")
         lines += [f"## {title}", ""]
+        if what.startswith("replay"):
+            lines += ["No model: the SQLite run's queries as every engine's predictions, each carried by "
+                      "`model_dialect=sqlite`'s transpiler (`sql/sqlite_flavour.py`): what that mode gives when the "
+                      "model writes on every engine what it wrote on SQLite" +
+                      ("; a query that fails or returns nothing then gets the tree repair (no model call)."
+                       if what.startswith("replay-tree_repair") else "."), ""]
         if what == "gold":
             lines += ["No model: each question's SQLite gold SQL is the prediction, run unchanged on the copy. EX "
                       "measures how much SQLite-style SQL carries over as written: elsewhere a double-quoted "
@@ -209,6 +308,8 @@ def write_results(args: argparse.Namespace) -> str:
                 f"{', '.join(f'{k} {v}' for k, v in errors.most_common()) or '–'} | "
                 f"{summary['latency_s']['p50']:.2f} / {summary['latency_s']['p90']:.2f} |")
         lines.append("")
+        if what != "gold" and "sqlite" in table:
+            lines += loss_table(table)
     args.results.mkdir(parents=True, exist_ok=True)
     if bars:
         plot(bars, args.results / "engines.png")
@@ -219,6 +320,71 @@ def write_results(args: argparse.Namespace) -> str:
         text += "\n" + NOTES_MARKER + path.read_text(encoding="utf-8").split(NOTES_MARKER, 1)[1]
     path.write_text(text, encoding="utf-8")
     return text
+
+
+def loss_table(table: dict[str, tuple[dict, list[dict]]]) -> list[str]:
+    """Each engine against SQLite, question by question on the questions both kept: wins, and losses by class
+    (`LOSS_CLASSES`) with their question ids."""
+    sqlite = {str(r["id"]): r for r in table["sqlite"][1] if not r.get("excluded")}
+    lines = ["Against SQLite, question by question (on the questions both kept); each loss classed:", "",
+             "| engine | both kept | won | lost | " + " | ".join(LOSS_CLASSES) + " |",
+             "|---|---:|---:|---:|" + "---|" * len(LOSS_CLASSES)]
+    for engine, (_, records) in table.items():
+        if engine == "sqlite":
+            continue
+        both = [(sqlite[str(r["id"])], r) for r in records if not r.get("excluded") and str(r["id"]) in sqlite]
+        won = sum(1 for base, other in both if other.get("correct") and not base.get("correct"))
+        losses: dict[str, list[str]] = {name: [] for name in LOSS_CLASSES}
+        for base, other in both:
+            if base.get("correct") and not other.get("correct"):
+                losses[loss_class(base, other, DIALECTS.get(engine, engine))].append(f"q{other['id']}")
+        lost = sum(len(ids) for ids in losses.values())
+        cells = [f"{len(ids)} ({', '.join(ids)})" if ids else "0" for ids in losses.values()]
+        lines.append(f"| {engine} | {len(both)} | {won} | {lost} | " + " | ".join(cells) + " |")
+    lines += [""] + [f"- *{name}*: {meaning}." for name, meaning in LOSS_CLASSES.items()] + [""]
+    return lines
+
+
+def loss_class(sqlite_record: dict, engine_record: dict, dialect: str) -> str:
+    """The class of one loss: the engine refused the query, the same query ran with another answer (the gold's
+    or the data's difference), or the model wrote another query."""
+    if engine_record.get("failure") == "execution_error" and error_class(engine_record.get("error")) not in (
+            "unknown column", "unknown table"):
+        return "engine refusal"
+    if same_query(sqlite_record.get("sql") or "", "sqlite", engine_record.get("sql") or "", dialect):
+        return "engine refusal" if engine_record.get("error") else "gold artifact"
+    return "model wrote another query"
+
+
+def same_query(a: str, dialect_a: str, b: str, dialect_b: str) -> bool:
+    """Whether two predictions are one query up to dialect: names compared without case or quotes, LIKE and
+    ILIKE alike, explicit NULL ordering ignored (sqlglot's trees, written back as SQLite)."""
+    canonical = [_canonical(a, dialect_a), _canonical(b, dialect_b)]
+    return canonical[0] is not None and canonical[0] == canonical[1]
+
+
+def _canonical(sql: str, dialect: str) -> str | None:
+    import sqlglot
+    from sqlglot import exp
+    from sqlglot.errors import SqlglotError
+
+    try:
+        tree = sqlglot.parse_one(sql, read=dialect)
+    except (SqlglotError, ValueError):
+        return None
+    if tree is None:
+        return None
+    for identifier in tree.find_all(exp.Identifier):
+        identifier.set("this", identifier.name.lower())
+        identifier.set("quoted", False)
+    for ordered in tree.find_all(exp.Ordered):
+        ordered.set("nulls_first", None)
+    for like in list(tree.find_all(exp.ILike)):
+        like.replace(exp.Like(**{k: v.copy() for k, v in like.args.items() if v is not None}))
+    for division in tree.find_all(exp.Div):
+        division.set("safe", None)
+        division.set("typed", None)
+    return " ".join(tree.sql(dialect="sqlite", normalize=True).split()).lower()
 
 
 def plot(bars: dict[str, dict[str, tuple[float, float]]], path: Path) -> None:

@@ -27,7 +27,7 @@ before anything runs:
 
 ```text
 $ groundsql ask "How many singers?" --db concert_singer.sqlite --option refine_round=3
-error: unknown option 'refine_round' for preset 'refine' (did you mean 'refine_rounds'?); valid options: catalog_context, dialect_notes, embedding_model, knowledge, knowledge_budget_tokens, knowledge_retriever, max_dialect_notes, max_items, refine_rounds, sample_rows, schema_budget_tokens, tree_repair, tree_repair_rounds
+error: unknown option 'refine_round' for preset 'refine' (did you mean 'refine_rounds'?); valid options: catalog_context, dialect_notes, embedding_model, knowledge, knowledge_budget_tokens, knowledge_retriever, max_dialect_notes, max_items, model_dialect, refine_rounds, sample_rows, schema_budget_tokens, tree_repair, tree_repair_rounds
 ```
 
 `groundsql presets --options PRESET [--linker SPEC]` prints the same tables in the terminal. Every preset also

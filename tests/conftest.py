@@ -17,6 +17,31 @@ MYSQL_ADMIN_URL = os.environ.get("GROUNDSQL_TEST_MYSQL", "mysql://root@127.0.0.1
 TEST_MODEL = os.environ.get("GROUNDSQL_TEST_MODEL", "local:qwen2.5-coder-0.5b")
 
 
+#: Top-level entries a test run may add to the repository (caches and the package's build metadata).
+ALLOWED_NEW_ENTRIES = {".pytest_cache", ".ruff_cache", "__pycache__", ".coverage"}
+_BEFORE = pytest.StashKey[set]()
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    session.config.stash[_BEFORE] = {p.name for p in REPO.iterdir()}
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """Tests leave no files in the repository: a new top-level entry (a `spark-warehouse/`, a `derby.log`) fails
+    the run with its name."""
+    before = session.config.stash.get(_BEFORE, None)
+    if before is None:
+        return
+    new = sorted(name for name in {p.name for p in REPO.iterdir()} - before
+                 if name not in ALLOWED_NEW_ENTRIES and not name.endswith(".egg-info"))
+    if new:
+        reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+        message = f"the tests left files in the repository: {', '.join(new)} (write them under tmp_path)"
+        if reporter is not None:
+            reporter.write_line(message, red=True)
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
 def spider_db_path(db_id: str) -> Path:
     return SPIDER / "database" / db_id / f"{db_id}.sqlite"
 

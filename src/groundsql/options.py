@@ -91,9 +91,8 @@ def register(model: type[T], owner: str) -> type[T]:
 
 def known_options() -> type[Options]:
     """One model holding every registered option (first declaration wins), for contexts built from a dict
-    before a preset is chosen. Importing the pipelines registers every built-in preset and linker."""
-    import groundsql.pipelines  # noqa: F401
-
+    before a preset is chosen. The registries are filled by whoever imports them: `groundsql` (through `api`)
+    imports the pipelines, so every built-in preset and linker is registered before this is called."""
     return combine(*REGISTERED, strict=False)
 
 

@@ -31,7 +31,7 @@ def test_ask_prints_views_code_and_trace(music_db: Path, monkeypatch: pytest.Mon
     replies = ["plan", json.dumps({"views": [SALES], "done": True}), CODE]
     monkeypatch.setattr(commands, "load_model", lambda spec: ScriptedModel(list(replies)))
     result = CliRunner().invoke(app.cli, ["ask", "Who sells most?", "--db", str(music_db), "--preset", "prospy",
-                                          "--no-record"])
+                                          "--option", "python=always", "--no-record"])
     assert result.exit_code == 0, result.output
     out = result.output
     assert "view singer_sales" in out and 'SUM("song"."sales")' in out
@@ -81,7 +81,8 @@ def test_prospy_through_an_openai_compatible_server(music_db: Path, tmp_path: Pa
     env = {**os.environ, "GROUNDSQL_CACHE_DIR": str(tmp_path / "catalogs"), "OPENAI_API_KEY": "test"}
     with FaultServer(respond=_api_reply) as server:
         command = [sys.executable, "-m", "groundsql.cli", "ask", "Who sells most?", "--db", str(music_db),
-                   "--model", server.spec, "--preset", "prospy", "--json", "--no-record"]
+                   "--model", server.spec, "--preset", "prospy", "--option", "python=always", "--json",
+                   "--no-record"]
         out = subprocess.run(command, capture_output=True, text=True, timeout=300, env=env)
     assert out.returncode == 0, out.stderr
     payload = json.loads(out.stdout)

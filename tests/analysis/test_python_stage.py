@@ -59,6 +59,15 @@ def test_errors_go_back_for_revision(music_db: Path) -> None:
     first_fix = model.calls[3]["messages"][-1]["content"]
     assert "FileNotFoundError" in first_fix and "sales.csv" in first_fix
     assert "did not write result.csv" in model.calls[4]["messages"][-1]["content"]
+    assert "Only these files and columns exist" in first_fix and "- singer_sales.csv: name, total" in first_fix
+    assert "Only these files" not in model.calls[4]["messages"][-1]["content"]  # not a missing name
+
+
+def test_python_hints_false_leaves_the_traceback_alone(music_db: Path) -> None:
+    broken = "```python\nimport pandas as pd\ndf = pd.read_csv('sales.csv')\n```"
+    answer, model = prospy(music_db, ["plan", batch(SALES), broken, SHARE_CODE], python_hints=False)
+    assert "FileNotFoundError" in model.calls[3]["messages"][-1]["content"]
+    assert "Only these files" not in model.calls[3]["messages"][-1]["content"] and answer.result.row_count == 3
 
 
 def test_when_python_keeps_failing_the_answer_is_the_last_view(music_db: Path) -> None:
@@ -69,10 +78,11 @@ def test_when_python_keeps_failing_the_answer_is_the_last_view(music_db: Path) -
     assert answer.sql == answer.views[0]["sql"]
 
 
-def test_python_auto_skips_when_a_view_answers(music_db: Path) -> None:
-    answer, model = prospy(music_db, ["plan", batch(SALES, answer="singer_sales")])
-    assert len(model.calls) == 2 and answer.python_code is None
-    assert answer.sql == answer.views[0]["sql"] and answer.result.row_count == 3
+def test_python_auto_follows_the_question_not_the_models_answer_view(music_db: Path) -> None:
+    """A share of a total is analysis: the stage runs although the model named a view as the answer (the 1.5B
+    names one loosely); a question one query answers skips it (tests/pipelines/test_prospy_options.py)."""
+    answer, model = prospy(music_db, ["plan", batch(SALES, answer="singer_sales"), SHARE_CODE])
+    assert len(model.calls) == 3 and answer.result.columns == ["name", "share"]
 
 
 def test_python_always_and_never(music_db: Path) -> None:

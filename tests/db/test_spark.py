@@ -322,7 +322,8 @@ WEDGES = [
 @pytest.mark.integration
 @pytest.mark.slow
 @pytest.mark.parametrize(("sql", "verdict"), WEDGES, ids=["planning-bomb", "out-of-memory", "task-ignores-cancel"])
-def test_a_wedged_or_dead_local_session_ends_in_time_and_restarts(spark_session, sql: str, verdict: str) -> None:
+def test_a_wedged_or_dead_local_session_ends_in_time_and_restarts(spark_session, sql: str, verdict: str,
+                                                                    tmp_path: Path) -> None:
     """The statement ends within its limit + 2 s (the JVM groundsql started is ended when cancelling does not
     stop it, or it exits out of memory), the process stays under 1.5 GB, and the next query answers on a fresh
     session. A separate process: these end the JVM, which must not be the test run's own."""
@@ -333,8 +334,8 @@ def test_a_wedged_or_dead_local_session_ends_in_time_and_restarts(spark_session,
 
     script = Path(__file__).resolve().parents[2] / "benchmarks" / "spark_limits.py"
     done = subprocess.run([sys.executable, str(script), "--one", sql, "--timeout", "3", "--raw"],
-                          capture_output=True, text=True, timeout=400,
-                          env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+                          capture_output=True, text=True, timeout=400, cwd=tmp_path,
+                          env={**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)})
     line = next((ln for ln in done.stdout.splitlines() if ln.startswith("RESULT ")), None)
     assert line is not None, done.stderr[-2000:]
     result = json.loads(line.removeprefix("RESULT "))
@@ -366,13 +367,15 @@ def connect_server(tmp_path_factory):
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    log = tmp_path_factory.mktemp("connect") / "server.log"
-    with log.open("w") as out:
+    folder = tmp_path_factory.mktemp("connect")
+    log = folder / "server.log"
+    with log.open("w") as out:  # run in its own folder, its warehouse there too: nothing lands in the repository
         server = subprocess.Popen(
             [str(home / "bin" / "spark-submit"), "--class", "org.apache.spark.sql.connect.service.SparkConnectServer",
              "--master", "local[1]", "--driver-memory", "512m", "--conf", f"spark.connect.grpc.binding.port={port}",
-             "--conf", "spark.ui.enabled=false", "--conf", "spark.sql.shuffle.partitions=1", "spark-internal"],
-            stdout=out, stderr=subprocess.STDOUT, env={**os.environ, "SPARK_HOME": str(home)})
+             "--conf", "spark.ui.enabled=false", "--conf", "spark.sql.shuffle.partitions=1",
+             "--conf", f"spark.sql.warehouse.dir={folder / 'warehouse'}", "spark-internal"],
+            stdout=out, stderr=subprocess.STDOUT, env={**os.environ, "SPARK_HOME": str(home)}, cwd=folder)
     try:
         deadline = time.monotonic() + 150
         while "Spark Connect server started" not in log.read_text():
@@ -431,3 +434,26 @@ def test_spark_connect_never_substitutes_and_never_sees_comments(connect_server:
         assert [(o.sql, o.verdict, o.detail) for o in outcomes if o.verdict != "refused"] == []
         assert db._run(probe, 5, 60).rows == [("${system:user.home}",)]
         assert sorted(db.execute("SELECT 1 AS x -- c \\\nUNION ALL SELECT 2").rows) == [(1,), (2,)]
+
+
+@pytest.mark.integration
+@pytest.mark.slow
+def test_a_session_groundsql_starts_leaves_no_warehouse_in_the_working_folder(tmp_path: Path) -> None:
+    import os
+    import shutil
+    import subprocess
+    import sys
+
+    pytest.importorskip("pyspark", reason="pyspark is not installed (pip install 'groundsql[spark]')")
+    if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
+        pytest.skip("Spark needs Java 17 or newer")
+
+    script = ("from groundsql.db import Database\n"
+              "db = Database('spark+local://?threads=1')\n"
+              "print(db.execute('SELECT 1 AS x').rows)\n")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
+    done = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, capture_output=True, text=True, env=env,
+                          timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "[(1,)]" in done.stdout
+    assert not (tmp_path / "spark-warehouse").exists() and not list(tmp_path.iterdir())

@@ -55,6 +55,50 @@ def test_user_errors_are_one_line(spider_dir, tmp_path):
     assert "Traceback" not in result.output
 
 
+def test_an_id_outside_the_sample_is_refused_not_appended(spider_dir, gold_predictions, tmp_path):
+    runner = CliRunner()
+    out = tmp_path / "sampled"
+    args = ["eval", str(spider_dir), "--predictions", str(gold_predictions), "--sample", "12", "--seed", "3",
+            "--out", str(out)]
+    assert runner.invoke(cli, args).exit_code == 0
+    sampled = [json.loads(line)["id"] for line in (out / "results.jsonl").read_text().splitlines()]
+    outside = next(i for i in range(646) if i not in sampled)
+    refused = runner.invoke(cli, [*args, "--ids", str(outside)])
+    assert refused.exit_code != 0 and "Traceback" not in refused.output
+    assert f"--ids: question {outside} is not among the questions --sample 12 --seed 3 selects" in refused.output
+    assert len((out / "results.jsonl").read_text().splitlines()) == 12
+    inside = runner.invoke(cli, [*args, "--ids", str(sampled[0]), "--json"])  # ids pick within the sample
+    assert inside.exit_code == 0 and json.loads(inside.output)["n"] == 1
+    unknown = runner.invoke(cli, ["eval", str(spider_dir), "--predictions", str(gold_predictions), "--ids", "99999"])
+    assert unknown.exit_code != 0 and "--ids: no question 99999 in" in unknown.output
+
+
+def test_a_wrong_typed_prediction_names_the_file_and_line(spider_dir, tmp_path):
+    preds = tmp_path / "preds.jsonl"
+    preds.write_text(json.dumps({"id": 0, "sql": "SELECT 1"}) + "\n"
+                     + json.dumps({"id": 1, "sql": "SELECT 1", "linked_schema": "singer"}) + "\n")
+    result = CliRunner().invoke(cli, ["eval", str(spider_dir), "--predictions", str(preds), "--ids", "0,1",
+                                      "--out", str(tmp_path / "run")])
+    assert result.exit_code != 0 and "Traceback" not in result.output
+    assert f"{preds}:2: 'linked_schema' must be an object of table → list of column names" in result.output
+    assert not (tmp_path / "run").exists()
+
+
+def test_a_model_that_never_answers_fails_the_run_and_says_pipeline_errors(spider_dir, tmp_path, monkeypatch):
+    from groundsql.evaluation import runner as eval_runner
+    from groundsql.models.scripted import ScriptedModel
+
+    monkeypatch.setattr(eval_runner, "load_model", lambda spec, **options: ScriptedModel(name="silent"))
+    args = ["eval", str(spider_dir), "--model", "openai:silent", "--db", "concert_singer", "--limit", "3",
+            "--out", str(tmp_path / "run")]
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 1, result.output
+    assert "pipeline errors: 3 of 3 question(s)" in result.output and "no scripted reply left" in result.output
+    assert "every question ended in a pipeline error" in result.output
+    as_json = CliRunner().invoke(cli, [*args, "--json"])
+    assert as_json.exit_code == 1 and json.loads(as_json.output.splitlines()[0])["pipeline_errors"] == 3
+
+
 @pytest.mark.slow
 def test_make_large_schema(spider_dir, tmp_path):
     train = spider_dir.parent / "spider_train"

@@ -100,7 +100,8 @@ def test_order_and_rounding_follow_the_gold(dataset: Path, tmp_path: Path, wrong
 
 
 def test_when_python_fails_the_view_s_sql_is_scored_as_before(dataset: Path, tmp_path: Path) -> None:
-    record, summary = run_one(dataset, tmp_path / "run", 1, ["plan", batch(SALES), BOOM, BOOM, BOOM])
+    record, summary = run_one(dataset, tmp_path / "run", 1, ["plan", batch(SALES), BOOM, BOOM, BOOM],
+                              python="always")  # a totals question: python=auto would not run the stage
     assert "scored" not in record and record["correct"] is True  # the fallback view answers the totals question
     assert record["python"] == {"ran": True, "attempts": 3, "ok": False}
     assert list(record["stages"]) == ["view"]

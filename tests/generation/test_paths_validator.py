@@ -9,7 +9,7 @@ from groundsql.context import Context
 from groundsql.db import Database
 from groundsql.errors import ModelError
 from groundsql.generation.paths import operation_words, parse_paths, realization_paths
-from groundsql.generation.validator import result_digest, validate
+from groundsql.generation.validator import validate
 from groundsql.models import ScriptedModel
 
 pytestmark = pytest.mark.integration
@@ -84,5 +84,5 @@ def test_validator_marks_failures_invalid_without_a_call(music_db):
 
 def test_result_digest(music_db):
     result = Database(str(music_db)).execute("SELECT name, NULL AS n FROM singer")
-    digest = result_digest(result)
+    digest = result.digest()
     assert "n (nulls 4)" in digest and "rows: 4" in digest and digest.count("\n") == 4

@@ -211,3 +211,4 @@ def test_descriptions_given_on_the_context_reach_the_prompt_without_a_folder(mus
     ctx = Context(question="Total sales?", db=Database(str(music_db)), models={},
                   column_descriptions={"song": {"sales": "copies sold, in thousands"}})
     assert "-- copies sold, in thousands" in render_context(ctx).schema  # e.g. BIRD databases loaded elsewhere
+

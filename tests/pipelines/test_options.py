@@ -24,7 +24,7 @@ def test_unknown_option_lists_the_valid_ones_with_a_did_you_mean():
         preset_options("refine", {"refine_round": 3})
     assert str(error.value) == ("unknown option 'refine_round' for preset 'refine' (did you mean 'refine_rounds'?); "
                                 "valid options: catalog_context, dialect_notes, embedding_model, knowledge, knowledge_budget_tokens, "
-                                "knowledge_retriever, max_dialect_notes, max_items, refine_rounds, sample_rows, schema_budget_tokens, "
+                                "knowledge_retriever, max_dialect_notes, max_items, model_dialect, refine_rounds, sample_rows, schema_budget_tokens, "
                                 "tree_repair, tree_repair_rounds")
     with pytest.raises(OptionsError, match="unknown option 'refine_rounds' for preset 'baseline'"):
         preset_options("baseline", {"refine_rounds": 1})

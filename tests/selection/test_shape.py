@@ -241,3 +241,27 @@ def test_right_queries_raise_nothing(store, catalog) -> None:
         _, _, findings = check(store, catalog, question, sql)
         assert not findings, (question, [f.message for f in findings])
     assert len(SHAPE_CHECKS) >= 12
+
+
+def test_ungrouped_flags_a_column_the_groups_do_not_determine(store: Path, catalog) -> None:
+    question = "Which city has the most invoices?"
+    # Grouped by country, the city shown is whichever row SQLite picks: France has Paris and Lyon customers.
+    _, _, findings = check(store, catalog, question,
+                           "SELECT c.city FROM customer c JOIN invoice i ON i.customer_id = c.customer_id "
+                           "GROUP BY c.country ORDER BY COUNT(*) DESC LIMIT 1", checks=("ungrouped",))
+    assert names(findings) == {"ungrouped"} and "c.city" in findings[0].message.lower()
+    # Grouped by the column shown: silent.
+    _, _, findings = check(store, catalog, question,
+                           "SELECT c.city FROM customer c JOIN invoice i ON i.customer_id = c.customer_id "
+                           "GROUP BY c.city ORDER BY COUNT(*) DESC LIMIT 1", checks=("ungrouped",))
+    assert not findings
+    # Determined by the grouped primary key (each customer has one city): silent.
+    _, _, findings = check(store, catalog, "Which customer has the most invoices, and their city?",
+                           "SELECT c.first_name, c.city FROM customer c JOIN invoice i ON i.customer_id = c.customer_id "
+                           "GROUP BY c.customer_id ORDER BY COUNT(*) DESC LIMIT 1", checks=("ungrouped",))
+    assert not findings
+    # Equal to a grouped column through the join condition: silent.
+    _, _, findings = check(store, catalog, "How many invoices does each customer have?",
+                           "SELECT c.customer_id, COUNT(*) FROM customer c JOIN invoice i "
+                           "ON i.customer_id = c.customer_id GROUP BY i.customer_id", checks=("ungrouped",))
+    assert not findings

@@ -48,6 +48,7 @@ class FetchOptions(BaseModel):
     plan: bool = Field(True, description="write a plan before the first round")
     constrained: bool = Field(True, description="ask the model for schema-constrained JSON")
     max_tokens: int = Field(900, ge=64, description="completion tokens per fetching call")
+    lineage: bool = Field(True, description="describe each fetched view's columns by their source columns")
 
 
 @dataclass
@@ -61,11 +62,13 @@ class FetchedView:
     truncated: bool
     path: Path
     result: Result
+    lineage: str = ""  # where each column comes from (`lineage.describe_view`), empty when not described
 
     def describe(self, preview_rows: int) -> str:
         more = " (cut at the row limit)" if self.truncated else ""
         head = f"view {self.view.name}: {self.row_count} rows{more}; columns: {', '.join(self.columns)}"
-        return head + "\n" + _indent(self.result.summary(threshold=preview_rows, head=preview_rows))
+        lineage = f"\n{_indent(self.lineage)}" if self.lineage else ""
+        return head + lineage + "\n" + _indent(self.result.summary(threshold=preview_rows, head=preview_rows))
 
 
 @dataclass
@@ -127,12 +130,18 @@ def plan_fetch(ctx: Context, schema_text: str) -> str:
     return text
 
 
-def example_view(schema: Schema, names: list[str] | None = None) -> str:
-    """Two one-table views of the DSL's form over a real table of `schema` (the first of `names`), one listing
-    rows and one counting per group, each on its own labelled line. Small models copy examples, so they name real
-    things, join nothing and limit nothing: a single example with a join, a count and a limit was copied into
-    answers that needed none of them (the 1.5B model counted singers through `singer_in_concert`, and listed
-    singers with a `row_count` column and LIMIT 10). How to join is shown apart, by `example_join`."""
+#: The alias of the counting example's metric; an answer column of that name that the question did not ask for
+#: was copied from the example (`pipelines.prospy` removes it exactly).
+EXAMPLE_METRIC = "row_count"
+
+
+def example_view(schema: Schema, names: list[str] | None = None, *, counting: bool = True) -> str:
+    """One-table views of the DSL's form over a real table of `schema` (the first of `names`): one listing rows
+    and, with `counting`, one counting per group, each on its own labelled line. Small models copy examples, so
+    they name real things, join nothing and limit nothing: a single example with a join, a count and a limit was
+    copied into answers that needed none of them (the 1.5B model counted singers through `singer_in_concert`,
+    and listed singers with a `row_count` column and LIMIT 10; with the counting example alone it still added
+    `COUNT(*) AS row_count` to seven of 13 answers). How to join is shown apart, by `example_join`."""
     tables = _example_tables(schema, names)
     if not tables:
         return "{}"
@@ -145,10 +154,12 @@ def example_view(schema: Schema, names: list[str] | None = None) -> str:
     listing = {"name": f"{name}_rows", "source": table.name,
                "dimensions": [{"expr": f"{table.name}.{c}", "alias": c.lower()} for c in labels[:2]]}
     group = labels[1] if len(labels) > 1 else labels[0]
-    counting = {"name": f"{name}_per_{group.lower()}", "source": table.name,
-                "dimensions": [{"expr": f"{table.name}.{group}", "alias": group.lower()}],
-                "metrics": [{"agg": "count", "expr": "*", "alias": "row_count"}]}
-    return f"To list rows: {json.dumps(listing)}\nTo count (or sum, average) per group: {json.dumps(counting)}"
+    if not counting:
+        return f"To list rows: {json.dumps(listing)}"
+    counting_view = {"name": f"{name}_per_{group.lower()}", "source": table.name,
+                     "dimensions": [{"expr": f"{table.name}.{group}", "alias": group.lower()}],
+                     "metrics": [{"agg": "count", "expr": "*", "alias": EXAMPLE_METRIC}]}
+    return f"To list rows: {json.dumps(listing)}\nTo count (or sum, average) per group: {json.dumps(counting_view)}"
 
 
 def example_join(schema: Schema, names: list[str] | None = None) -> str:
@@ -170,7 +181,7 @@ def _example_tables(schema: Schema, names: list[str] | None) -> list:
 
 
 def fetch_views(ctx: Context, schema_text: str, tables: dict[str, list[str]], store: ViewStore,
-                options: FetchOptions | None = None, *, example: str = "", join_example: str = "") -> Fetch:
+                options: FetchOptions | None = None, *, example: str | None = "", join_example: str = "") -> Fetch:
     """Run the fetching loop.
 
     Args:
@@ -179,6 +190,8 @@ def fetch_views(ctx: Context, schema_text: str, tables: dict[str, list[str]], st
         tables: every real table name → its columns (the compiler checks names against these).
         store: where views are materialized.
         options: budgets.
+        example: the example views shown in the prompt ("": generated from the schema; None: no example).
+        join_example: the example `joins` entry ("": generated from the schema).
 
     Returns:
         The plan, the fetched views in order, and the problems met on the way.
@@ -325,12 +338,21 @@ def _run(ctx: Context, compiled: CompiledView, store: ViewStore, options: FetchO
         result = ctx.query(sql, step="prospy.fetch", max_rows=options.max_rows)
     except DatabaseError as exc:
         return str(exc)
-    path = store.write(compiled.view.name, result)
-    return FetchedView(view=compiled.view, sql=sql, columns=list(result.columns), row_count=result.row_count,
-                       truncated=result.truncated, path=path, result=result)
+    return stored_view(ctx, compiled.view, sql, result, store, lineage=options.lineage)
 
 
-def _round_prompt(ctx: Context, schema_text: str, fetch: Fetch, options: FetchOptions, example: str,
+def stored_view(ctx: Context, view: View, sql: str, result: Result, store: ViewStore, *,
+                lineage: bool = True) -> FetchedView:
+    """A result materialized as the view's CSV file, described by its lineage when asked."""
+    from groundsql.analysis.lineage import describe_view
+
+    path = store.write(view.name, result)
+    described = describe_view(ctx, sql, list(result.columns)) if lineage else ""
+    return FetchedView(view=view, sql=sql, columns=list(result.columns), row_count=result.row_count,
+                       truncated=result.truncated, path=path, result=result, lineage=described)
+
+
+def _round_prompt(ctx: Context, schema_text: str, fetch: Fetch, options: FetchOptions, example: str | None,
                   join_example: str) -> str:
     views = "\n\n".join(v.describe(options.preview_rows) for v in fetch.views) or "(none yet)"
     left = options.max_views - len(fetch.views)
@@ -338,8 +360,15 @@ def _round_prompt(ctx: Context, schema_text: str, fetch: Fetch, options: FetchOp
     return render("prospy_views", dialect=dialect_name(ctx.db.dialect), question=ctx.question,
                   evidence_block=_evidence(ctx), schema=schema_text, plan=fetch.plan or "(no plan)", views=views,
                   functions=", ".join(allowed_names(ctx.db.dialect)), budget=budget,
-                  example=example or example_view(ctx.schema),
+                  example_block=_example_block(example if example is None else example or example_view(ctx.schema)),
                   join_example=join_example or example_join(ctx.schema))
+
+
+def _example_block(example: str | None) -> str:
+    if example is None:
+        return ""
+    return ("Views look like these (examples of the form on this database; they do not answer the question):\n"
+            f"{example}\n")
 
 
 def _validation_text(exc: ValidationError, limit: int = 3) -> str:

@@ -34,6 +34,8 @@ class PythonOptions(BaseModel):
     max_tokens: int = Field(900, ge=64, description="completion tokens per code-writing call")
     preview_rows: int = Field(5, ge=1, description="rows of each view shown to the model")
     limits: SandboxLimits = Field(default_factory=SandboxLimits, description="sandbox limits per run")
+    name_hints: bool = Field(True, description="on a missing file or column, name the files and columns that "
+                                               "exist in the revision request")
 
 
 @dataclass
@@ -90,10 +92,25 @@ def analyse(ctx: Context, fetch: Fetch, options: PythonOptions | None = None) ->
         analysis.error = problem
         ctx.trace.note("prospy.python", attempt=attempt + 1, ok=False, problem=problem)
         detail = _stderr_tail(run.stderr) if not run.ok else ""
-        fix = render("prospy_python_fix", problem=(problem + detail).strip())
+        hint = names_hint(problem + detail, fetch) if options.name_hints else ""
+        fix = render("prospy_python_fix", problem=(problem + detail + hint).strip())
         messages = messages + [{"role": "assistant", "content": f"```python\n{code}\n```"},
                                {"role": "user", "content": fix}]
     return analysis
+
+
+#: Errors of code that reads a file or a column the views do not have.
+_MISSING_NAME = re.compile(r"KeyError|not in index|FileNotFoundError|No such file|has no attribute|"
+                           r"None of \[.*\] are in the", re.IGNORECASE)
+
+
+def names_hint(error: str, fetch: Fetch) -> str:
+    """When `error` is a missing file or column: the exact files and columns that exist (a fact the 1.5B model
+    does not recover from the traceback alone), else ''."""
+    if not _MISSING_NAME.search(error) or not fetch.views:
+        return ""
+    lines = [f"- {v.path.name}: {', '.join(v.columns)}" for v in fetch.views]
+    return "\nOnly these files and columns exist (use these exact names):\n" + "\n".join(lines)
 
 
 def extract_code(reply: str) -> str:
@@ -131,6 +148,8 @@ def _files_text(fetch: Fetch, preview_rows: int) -> str:
         more = " (cut at the row limit)" if view.truncated else ""
         shown = min(preview_rows, view.row_count)
         lines.append(f"- {view.path.name}: {view.row_count} rows{more}; first {shown}:")
+        if view.lineage:  # where the columns come from (lineage-aware description)
+            lines += ["    " + line for line in view.lineage.splitlines()]
         buffer = io.StringIO()
         writer = csv.writer(buffer, lineterminator="\n")
         writer.writerow(view.columns)

@@ -114,7 +114,8 @@ def ask(question, question_file, db_url, model_spec, preset, evidence, samples, 
     if use_catalog and getattr(options, "catalog_context", True):
         from groundsql.cli.progress import catalog_with_progress
 
-        catalog = catalog_with_progress(db, quiet=as_json)
+        # profile=false (prospy): no profiling here either (knowledge.prepare then builds none)
+        catalog = catalog_with_progress(db, quiet=as_json) if getattr(options, "profile", True) else None
     answer = ask_question(question, db, model=model, preset=preset, evidence=evidence, samples=samples,
                           options=options, catalog=catalog, models=roles, knowledge=knowledge_dir,
                           on_provisional=None if as_json else _show_provisional)

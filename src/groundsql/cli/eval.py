@@ -62,7 +62,7 @@ def eval_group() -> None:
               help="full: answer and score; link: run only schema linking and score it.")
 @click.option("--linker", default=None, metavar="SPEC", help="Linker (or comma chain) for --stage link / presets.")
 @click.option("--db", "db_ids", multiple=True, metavar="DB_ID", help="Only questions on this database (repeatable).")
-@click.option("--ids", default=None, metavar="ID,ID", help="Only these question ids (comma-separated).")
+@click.option("--ids", default=None, metavar="ID,ID", help="Only these question ids (comma-separated), among those --db and --sample select.")
 @click.option("--limit", type=int, default=None, help="At most this many questions (after the other filters).")
 @click.option("--sample", type=int, default=None, metavar="N", help="A random sample of N questions.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed for --sample.")
@@ -115,10 +115,15 @@ def run_command(dataset, preset, model_spec, samples, workers, out, predictions,
                            workers=workers, out=out, predictions=predictions, progress=bar.update, **filters)
     if as_json:
         click.echo(json.dumps(summary))
-        return
-    _print_summary(summary)
-    if out is not None:
-        click.echo(f"results: {out / 'results.jsonl'}  summary: {out / 'summary.json'}  report: {out / 'report.md'}")
+    else:
+        _print_summary(summary)
+        if out is not None:
+            click.echo(f"results: {out / 'results.jsonl'}  summary: {out / 'summary.json'}  "
+                       f"report: {out / 'report.md'}")
+    if summary["n"] and summary.get("pipeline_errors", 0) >= summary["n"]:
+        click.echo("every question ended in a pipeline error: nothing was evaluated (is the model answering?)",
+                   err=True)
+        raise SystemExit(1)
 
 
 @eval_group.command("load")
@@ -296,6 +301,9 @@ def _print_summary(summary: dict) -> None:
         click.echo(f"excluded {excluded['n']} question(s) whose gold SQL the engine copy cannot answer ({reasons})")
     if "ex_at_k" in summary:
         click.echo(f"EX@{summary['k']} {summary['ex_at_k']:.1f}%  Pass@{summary['k']} {summary['pass_at_k']:.1f}%")
+    if summary.get("pipeline_errors"):
+        click.echo(f"pipeline errors: {summary['pipeline_errors']} of {summary['n']} question(s) "
+                   f"(the preset failed, no SQL to score): {summary.get('pipeline_error', '')}".rstrip(": "))
     if summary.get("failures"):
         click.echo("wrong answers: " + ", ".join(f"{k} {v}" for k, v in summary["failures"].items()))
     for level, row in (summary.get("linking") or {}).items():

@@ -6,7 +6,7 @@ import logging
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 from urllib.parse import quote
@@ -19,7 +19,6 @@ from groundsql.db.files import check_csv_file, check_not_empty, check_sqlite_fil
 from groundsql.db.guard import ALLOWED_ROOTS, Scope, check_statement
 from groundsql.db.limits import EngineLimits, check_max_rows, check_timeout
 from groundsql.db.result import Result
-from groundsql.db.spark_urls import is_spark_url
 from groundsql.db.urls import Target, parse_target
 from groundsql.errors import ConfigError, DatabaseError, QueryTimeout
 
@@ -29,6 +28,8 @@ DEFAULT_TIMEOUT_S = 30.0
 DEFAULT_MAX_ROWS = 1000
 #: SQLite connections kept open for reuse; threads beyond it get their own connection for the statement.
 SQLITE_POOL_SIZE = 8
+#: Engines with a module of their own, each with the test of the URLs it serves (`Database.__init_subclass__`).
+_ENGINES: list[tuple[Callable[[str], bool], type[Database]]] = []
 
 
 class Database:
@@ -43,11 +44,17 @@ class Database:
         limits: memory and size bounds held by the engine (`EngineLimits` defaults when None).
     """
 
-    def __new__(cls, url: str, **settings: Any) -> Database:
-        if cls is Database and is_spark_url(url):  # Spark has its own engine module (pyspark, no SQLAlchemy)
-            from groundsql.db.spark import SparkDatabase
+    def __init_subclass__(cls, *, handles: Callable[[str], bool] | None = None, **kwargs: Any) -> None:
+        """An engine with a module of its own (Spark: pyspark, no SQLAlchemy) subclasses `Database` with
+        `handles=` a test of the URLs it serves; `Database(url)` then builds that subclass."""
+        super().__init_subclass__(**kwargs)
+        if handles is not None:
+            _ENGINES.append((handles, cls))
 
-            return super().__new__(SparkDatabase)
+    def __new__(cls, url: str, **settings: Any) -> Database:
+        if cls is Database:
+            engine = next((engine for handles, engine in _ENGINES if handles(url)), cls)
+            return super().__new__(engine)
         return super().__new__(cls)
 
     def __init__(self, url: str, *, timeout_s: float = DEFAULT_TIMEOUT_S, max_rows: int = DEFAULT_MAX_ROWS,

@@ -50,6 +50,14 @@ class Result:
             lines.append("  " + _column_stats(name, [row[index] for row in self.rows]))
         return "\n".join(lines)
 
+    def digest(self, head: int = 3) -> str:
+        """Text for a reviewer's prompt: columns with their null counts, the row count and the first rows."""
+        nulls = [sum(1 for row in self.rows if row[i] is None) for i in range(len(self.columns))]
+        columns = ", ".join(f"{name} (nulls {count})" for name, count in zip(self.columns, nulls))
+        lines = [f"columns: {columns}", f"rows: {self.row_count}{'+' if self.truncated else ''}"]
+        lines += [" | ".join(str(v) for v in row) for row in self.rows[:head]]
+        return "\n".join(lines)
+
 
 def value_from_text(cell: str) -> Any:
     """A CSV cell as the value it spells: "" is NULL, whole numbers are ints, other numbers floats, else text

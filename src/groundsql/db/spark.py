@@ -25,6 +25,7 @@ from groundsql.db.limits import EngineLimits
 from groundsql.db.result import Result
 from groundsql.db.spark_guard import check_spark_statement, check_spark_text, check_spark_tree, executable_sql
 from groundsql.db.spark_urls import (
+    is_spark_url,
     spark_connection_url,
     spark_database,
     spark_local_path,
@@ -79,7 +80,7 @@ class SparkRelation:
     columns: tuple[SparkColumn, ...]
 
 
-class SparkDatabase(Database):
+class SparkDatabase(Database, handles=is_spark_url):
     """One Spark SQL session, guarded and limited like every other `Database` (made by `Database(url)`)."""
 
     def __init__(self, url: str, *, timeout_s: float = DEFAULT_TIMEOUT_S, max_rows: int = DEFAULT_MAX_ROWS,
@@ -440,6 +441,8 @@ def _open_session(url: str) -> Any:
                 builder = builder.config("spark.driver.extraJavaOptions", java_options)
                 for key, value in LOCAL_CONF.items():
                     builder = builder.config(key, value)
+                if mode == "local":  # groundsql writes no managed table: no spark-warehouse/ in the working folder
+                    builder = builder.config("spark.sql.warehouse.dir", _private_warehouse())
                 active = builder.getOrCreate()
                 active.sparkContext.setLogLevel("ERROR")
                 if mode == "local":
@@ -450,6 +453,18 @@ def _open_session(url: str) -> Any:
     except Exception as exc:
         hint = "" if os.environ.get("JAVA_HOME") or _has_java() else " (is Java 17+ installed?)"
         raise DatabaseError(f"cannot start Spark at {master}: {_spark_message(exc)}{hint}") from None
+
+
+def _private_warehouse() -> str:
+    """A temporary folder (removed at exit) for the warehouse of a local session groundsql starts: Spark creates
+    its warehouse folder at start, by default `spark-warehouse/` in the current directory."""
+    import atexit
+    import shutil
+    import tempfile
+
+    folder = tempfile.mkdtemp(prefix="groundsql-spark-warehouse-")
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    return folder
 
 
 def _has_java() -> bool:

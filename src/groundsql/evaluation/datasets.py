@@ -116,17 +116,18 @@ def database_path(root: Path, db_id: str) -> Path | None:
 
 def select(questions: list[Question], *, db: list[str] | None = None, ids: list[str] | None = None,
            sample: int | None = None, seed: int = 0, limit: int | None = None) -> list[Question]:
-    """Filter questions: by database, by id, a seeded random sample (kept in file order), then the first `limit`."""
+    """Filter questions: by database, a seeded random sample (kept in file order), then by id, then the first
+    `limit`. The database filter and the sample fix a run's set of questions; ids and limit pick among them."""
     chosen = list(questions)
     if db:
         wanted = set(db)
         chosen = [q for q in chosen if q.db_id in wanted]
-    if ids:
-        wanted_ids = {str(i).strip() for i in ids}
-        chosen = [q for q in chosen if str(q.id) in wanted_ids]
     if sample is not None and sample < len(chosen):
         keep = set(random.Random(seed).sample(range(len(chosen)), sample))
         chosen = [q for index, q in enumerate(chosen) if index in keep]
+    if ids:
+        wanted_ids = {str(i).strip() for i in ids}
+        chosen = [q for q in chosen if str(q.id) in wanted_ids]
     if limit is not None:
         chosen = chosen[:limit]
     return chosen

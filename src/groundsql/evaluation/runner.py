@@ -117,6 +117,7 @@ def run_evaluation(dataset: Dataset | str | Path, options: EvalOptions, out: str
         raise ConfigError("a suite runs on its own database; give another one with --database, not --engine")
     questions = select(data.questions, db=options.db, ids=options.ids, sample=options.sample, seed=options.seed,
                        limit=options.limit)
+    _check_ids(data, options, questions)
     if not questions:
         raise ConfigError("no question matches the filters")
     config = _config(data, options, settings)
@@ -208,6 +209,31 @@ def _check_numbers(options: EvalOptions) -> None:
         from groundsql.models.deadline import check_model_timeout
 
         check_model_timeout(options.model_timeout_s, source="--model-timeout")
+
+
+def _check_ids(data: Dataset, options: EvalOptions, questions: list[Question]) -> None:
+    """Every id given with --ids is among the questions the run's set holds (its --db and --sample): ids pick
+    questions of that set, so a run directory never holds a question its settings do not select."""
+    if not options.ids:
+        return
+    given = list(dict.fromkeys(str(i).strip() for i in options.ids))
+    chosen = {str(q.id) for q in select(data.questions, db=options.db, ids=given, sample=options.sample,
+                                         seed=options.seed)}
+    missing = [i for i in given if i not in chosen]
+    if not missing:
+        return
+    known = {str(q.id) for q in data.questions}
+    unknown = [i for i in missing if i not in known]
+    if unknown:
+        raise ConfigError(f"--ids: no question {', '.join(unknown[:5])} in {data.root}")
+    picked = []
+    if options.db:
+        picked.append(f"--db {','.join(options.db)}")
+    if options.sample is not None:
+        picked.append(f"--sample {options.sample} --seed {options.seed}")
+    raise ConfigError(f"--ids: question {', '.join(missing[:5])} is not among the questions "
+                      f"{' '.join(picked)} selects; ids pick questions of that set (drop --sample/--db to "
+                      "ask any question, in another --out directory)")
 
 
 def _check_names(options: EvalOptions) -> Options | None:
@@ -379,8 +405,9 @@ class _Job:
         if self.engine is not None:
             gold, excluded, reason = self.engine.check(q)
             record["engine_gold_sql"] = gold
-            if self.engine.regrouped(q):
-                record["engine_gold_repair"] = "grouping"
+            repair = self.engine.gold_repair(q)
+            if repair:
+                record["engine_gold_repair"] = repair
             if excluded:  # reported, never counted: the copy cannot give the gold answer
                 record.update(correct=None, excluded=excluded, error=reason)
                 return record
@@ -542,7 +569,7 @@ class EngineGold:
         self.dialect = url_dialect(template)
         self._names: dict[Path, set[str]] = {}
         self._checked: dict[str, tuple[str | None, str | None, str | None]] = {}
-        self._regrouped: set[str] = set()
+        self._repaired: dict[str, str] = {}  # question id → the rules that made its gold run on the engine
         self._schemas: dict[Path, CatalogSchema] = {}
         self._lock = threading.Lock()
 
@@ -568,7 +595,8 @@ class EngineGold:
         if q.db_path is None:
             return None, "gold_error", f"the SQLite original of {q.db_id} is missing, so the gold cannot be checked"
         try:
-            gold = transpile_gold(q.gold_sql, self.dialect, self.names(q.db_path))
+            gold = transpile_gold(q.gold_sql, self.dialect, self.names(q.db_path),
+                                  self._original_schema(q.db_path) if q.db_path is not None else None)
         except GoldNotTranspilable as exc:
             return None, "untranspilable", f"gold SQL does not transpile to {self.dialect}: {exc}"
         original = self.scorer.gold_result(q.db_path, q.gold_sql)
@@ -576,12 +604,12 @@ class EngineGold:
             return gold, "gold_error", f"gold SQL fails on SQLite: {original}"
         copied = self.scorer.gold_result(self.url(q.db_id), gold)
         if isinstance(copied, str):
-            regrouped = self._regroup(q, gold, copied)
-            if regrouped is not None and not isinstance(again := self.scorer.gold_result(self.url(q.db_id),
-                                                                                         regrouped), str):
-                gold, copied = regrouped, again
+            repaired = self._repair(q, gold, copied)
+            if repaired is not None and not isinstance(again := self.scorer.gold_result(self.url(q.db_id),
+                                                                                        repaired[0]), str):
+                gold, copied = repaired[0], again
                 with self._lock:
-                    self._regrouped.add(str(q.id))
+                    self._repaired[str(q.id)] = repaired[1]
         if isinstance(copied, str):
             return gold, "gold_error", f"transpiled gold fails on {self.dialect}: {copied}"
         if not self.scorer.equal(original, copied, gold, self.dialect):
@@ -590,25 +618,41 @@ class EngineGold:
         return gold, None, None
 
     def regrouped(self, q: Question) -> bool:
-        """Whether the question's gold ran on the engine only after the grouping repair."""
-        with self._lock:
-            return str(q.id) in self._regrouped
+        """Whether the question's gold ran on the engine only after a tree repair rule (`gold_repair`)."""
+        return self.gold_repair(q) is not None
 
-    def _regroup(self, q: Question, gold: str, error: str) -> str | None:
-        """The gold with the columns its grouped keys determine added to GROUP BY, when the engine refused a
-        column that SQLite lets stand beside GROUP BY (exact: the result must still equal the SQLite gold)."""
+    def gold_repair(self, q: Question) -> str | None:
+        """The rules ("grouping", "grouping, bare", "types", …) after which the question's gold ran on the engine;
+        None when it ran as transpiled."""
+        with self._lock:
+            return self._repaired.get(str(q.id))
+
+    def _repair(self, q: Question, gold: str, error: str) -> tuple[str, str] | None:
+        """(gold, rules) with SQLite's leniency the engine refused stated by the tree repair's rules: the columns
+        the grouped keys determine added to GROUP BY, other bare columns as SQLite picks them, text compared with
+        numbers as SQLite reads it, a scalar subquery's first row. The caller keeps it only when its result still
+        equals the SQLite gold."""
         from groundsql.generation.tree_repair import declared_join_graph
-        from groundsql.sql.repairs import RepairFacts, group_dependent_columns, is_grouping_error
+        from groundsql.sql.repairs import (
+            RepairFacts,
+            aggregate_bare_columns,
+            compare_as_sqlite,
+            group_dependent_columns,
+            limit_scalar_subqueries,
+        )
         from groundsql.sql.repairs.base import parse_query
 
-        if not is_grouping_error(error) or q.db_path is None:
+        if q.db_path is None:
             return None
         tree = parse_query(gold, self.dialect)
         if tree is None:
             return None
         schema = self._original_schema(q.db_path)
         facts = RepairFacts(schema=schema, joins=declared_join_graph(schema), dialect=self.dialect, error=error)
-        return tree.sql(dialect=self.dialect) if group_dependent_columns(tree, facts).changes else None
+        rules = (("grouping", group_dependent_columns), ("bare", aggregate_bare_columns),
+                 ("types", compare_as_sqlite), ("subquery", limit_scalar_subqueries))
+        fired = [name for name, rule in rules if rule(tree, facts).changes]
+        return (tree.sql(dialect=self.dialect), ", ".join(fired)) if fired else None
 
     def _original_schema(self, path: Path) -> CatalogSchema:
         """The SQLite original's declared structure (its keys, which a Spark copy cannot declare)."""
@@ -699,5 +743,16 @@ def _read_predictions(path: str) -> dict[str, dict[str, Any]]:
                 raise ConfigError(f"{file}:{number}: 'id' must be a string or a whole number")
             if item.get("sql") is not None and not isinstance(item["sql"], str):
                 raise ConfigError(f"{file}:{number}: 'sql' must be a string, got {type(item['sql']).__name__}")
+            linked = item.get("linked_schema")
+            if linked is not None and not _is_linked_schema(linked):
+                raise ConfigError(f"{file}:{number}: 'linked_schema' must be an object of table → list of column "
+                                  f"names ({{\"singer\": [\"name\"]}}), got {json.dumps(linked)[:80]}")
             found[str(item["id"])] = item
     return found
+
+
+def _is_linked_schema(value: Any) -> bool:
+    """`{table: [column, …]}`: string keys, each a list of strings (an empty list keeps every column)."""
+    return isinstance(value, dict) and all(
+        isinstance(table, str) and isinstance(columns, list) and all(isinstance(c, str) for c in columns)
+        for table, columns in value.items())

@@ -112,7 +112,10 @@ def summarize(records: list[dict[str, Any]], config: dict[str, Any] | None = Non
 
     failures = Counter(r.get("failure") for r in records if not r.get("correct"))
     summary["failures"] = {f: failures.get(f, 0) for f in FAILURES if failures.get(f)}
-    summary["pipeline_errors"] = sum(1 for r in records if r.get("pipeline_error"))
+    errors = [r["pipeline_error"] for r in records if r.get("pipeline_error")]
+    summary["pipeline_errors"] = len(errors)
+    if errors:  # the most frequent message: a model that never answers gives the same one everywhere
+        summary["pipeline_error"] = Counter(errors).most_common(1)[0][0]
 
     totals = {k: sum(usage_value(r, k) for r in records) for k in USAGE_KEYS}
     summary["usage"] = {"total": totals,

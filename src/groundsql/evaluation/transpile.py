@@ -1,9 +1,10 @@
 """Gold SQL written for SQLite, rewritten with sqlglot for the copy of its database in another engine.
 
-Three SQLite habits are made explicit before transpiling: a double-quoted word that names no table or column is
+Four SQLite habits are made explicit before transpiling: a double-quoted word that names no table or column is
 a string literal (SQLite's fallback; Spider's gold uses it often), LIKE ignores ASCII case (it becomes ILIKE, or
-LOWER(…) LIKE LOWER(…) where the engine has no ILIKE), and names are case-insensitive (copies keep every table
-and column name in lower case, so every identifier is lower-cased).
+LOWER(…) LIKE LOWER(…) where the engine has no ILIKE), an integer divided by an integer truncates (given the
+original's declared types), and names are case-insensitive (copies keep every table and column name in lower
+case, so every identifier is lower-cased).
 """
 
 from __future__ import annotations
@@ -12,7 +13,9 @@ import sqlglot
 from sqlglot import exp
 from sqlglot.errors import ErrorLevel, SqlglotError
 
+from groundsql.catalog.schema import Schema
 from groundsql.errors import GroundsqlError
+from groundsql.sql.sqlite_flavour import integer_division
 
 #: SQLite functions sqlglot passes through by name although no other engine has them.
 SQLITE_ONLY_FUNCTIONS = frozenset({"julianday", "typeof", "printf", "zeroblob", "randomblob", "sqlite_version",
@@ -23,13 +26,16 @@ class GoldNotTranspilable(GroundsqlError):
     """sqlglot cannot carry a gold query into the target dialect."""
 
 
-def transpile_gold(sql: str, dialect: str, names: set[str] | frozenset[str] = frozenset()) -> str:
+def transpile_gold(sql: str, dialect: str, names: set[str] | frozenset[str] = frozenset(),
+                   schema: Schema | None = None) -> str:
     """Rewrite SQLite `sql` for `dialect`.
 
     Args:
         sql: the gold query, as SQLite reads it.
         dialect: the sqlglot dialect of the copy (postgres, mysql, duckdb, spark).
         names: the database's table and column names, lower case (to tell identifiers from string literals).
+        schema: the SQLite original's structure; with it, a division of two integers stays an integer division
+            on engines whose `/` does not truncate (DuckDB, MySQL, Spark).
 
     Returns:
         The query in the target dialect.
@@ -54,6 +60,8 @@ def transpile_gold(sql: str, dialect: str, names: set[str] | frozenset[str] = fr
         if (isinstance(identifier, exp.Identifier) and identifier.quoted and not column.table
                 and identifier.name.lower() not in known):
             column.replace(exp.Literal.string(identifier.name))
+    if dialect != "sqlite" and schema is not None:
+        integer_division(tree, schema, dialect)
     if dialect != "sqlite":
         for like in list(tree.find_all(exp.Like)):
             like.replace(exp.ILike(**like.args))

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from groundsql.context import Context
 from groundsql.knowledge import render_text
-from groundsql.prompts import dialect_name, render
+from groundsql.knowledge.grounding import written_dialect
+from groundsql.prompts import dialect_name, evidence_block, render
 from groundsql.sql.extract import extract_sql
+from groundsql.sql.sqlite_flavour import from_sqlite
 
 MAX_SQL_TOKENS = 400
 
@@ -16,20 +18,28 @@ def schema_prompt_text(ctx: Context, tables: list[str] | None = None, sample_lim
     return render_text(ctx, tables=tables, sample_limit=sample_limit)
 
 
-def evidence_block(ctx: Context) -> str:
-    return f"Additional knowledge: {ctx.evidence.strip()}\n" if ctx.evidence and ctx.evidence.strip() else ""
-
-
 def generate_sql(ctx: Context, schema_text: str, *, step: str = "generate", n: int = 1, temperature: float = 0.0,
-                 hints: str = "") -> list[str]:
+                 hints: str = "", role: str = "generator") -> list[str]:
     """Ask the generator for `n` queries; returns the extracted SQL of each reply ('' where none was found)."""
-    dialect = dialect_name(ctx.db.dialect)
+    written = written_dialect(ctx)
+    dialect = dialect_name(written)
     messages = [
         {"role": "system", "content": render("sql_system", dialect=dialect)},
         {"role": "user", "content": render(
-            "generate_sql", dialect=dialect, schema=schema_text, evidence_block=evidence_block(ctx),
+            "generate_sql", dialect=dialect, schema=schema_text, evidence_block=evidence_block(ctx.evidence),
             hints_block=f"{hints}\n" if hints else "", question=ctx.question,
         )},
     ]
-    completion = ctx.chat(step, messages, n=n, temperature=temperature, max_tokens=MAX_SQL_TOKENS)
-    return [extract_sql(text, ctx.db.dialect) for text in completion.texts]
+    completion = ctx.chat(step, messages, role=role, n=n, temperature=temperature, max_tokens=MAX_SQL_TOKENS)
+    return [to_engine(ctx, extract_sql(text, written)) for text in completion.texts]
+
+
+def to_engine(ctx: Context, sql: str) -> str:
+    """A query the model wrote in `written_dialect(ctx)`, for the engine: SQLite-flavoured SQL is transpiled with
+    SQLite's meaning kept (`sql.sqlite_flavour`); the engine's own is returned as it is."""
+    if written_dialect(ctx) == ctx.db.dialect or not sql:
+        return sql
+    engine_sql = from_sqlite(sql, ctx.db.dialect, ctx.schema)
+    if engine_sql != sql:
+        ctx.trace.note("model_dialect", written=sql, engine=engine_sql)
+    return engine_sql

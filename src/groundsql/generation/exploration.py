@@ -22,10 +22,9 @@ from groundsql.errors import ModelError
 from groundsql.generation.actions import Action, parse_action
 from groundsql.generation.confirmation import findings_hint, result_findings
 from groundsql.generation.diagnosis import diagnose
-from groundsql.generation.direct import evidence_block
 from groundsql.generation.refinement import execute_candidate
 from groundsql.generation.tree_repair import needs_repair, tree_repair
-from groundsql.prompts import dialect_name, render
+from groundsql.prompts import dialect_name, evidence_block, render
 
 log = logging.getLogger("groundsql")
 
@@ -145,7 +144,7 @@ def explore(ctx: Context, schema_text: str, *, tips: str = "", plan: str = "", r
                              keep_observations=budget.keep_observations, repair=settings.explore_repair,
                              confirm_checks=settings.confirm_checks)
     system = render("explore_system", dialect=dialect)
-    task = render("explore_task", dialect=dialect, schema=schema_text, evidence_block=evidence_block(ctx),
+    task = render("explore_task", dialect=dialect, schema=schema_text, evidence_block=evidence_block(ctx.evidence),
                   tips_block=f"Tips:\n{tips}\n\n" if tips else "",
                   plan_block=f"Plan:\n{state.plan}\n" if state.plan else "", question=ctx.question)
     step = f"explore:{sample}"

@@ -13,8 +13,9 @@ prefix cache serves all but the last lines of each extra prompt.
 from __future__ import annotations
 
 from groundsql.context import Context
-from groundsql.generation.direct import MAX_SQL_TOKENS, evidence_block, generate_sql
-from groundsql.prompts import dialect_name, render
+from groundsql.generation.direct import MAX_SQL_TOKENS, generate_sql, to_engine
+from groundsql.knowledge.grounding import written_dialect
+from groundsql.prompts import dialect_name, evidence_block, render
 from groundsql.selection.question import QuestionShape, read_question
 from groundsql.sql.extract import extract_sql
 
@@ -52,12 +53,13 @@ def generate_framed(ctx: Context, schema_text: str, framing: str, *, step: str |
         return generate_sql(ctx, schema_text, step=step or "generate", temperature=temperature)[0]
     if framing != "shaped":
         raise ValueError(f"unknown framing {framing!r}; choose one of {', '.join(FRAMINGS)}")
-    dialect = dialect_name(ctx.db.dialect)
+    written = written_dialect(ctx)
+    dialect = dialect_name(written)
     messages = [
         {"role": "system", "content": render("sql_system", dialect=dialect)},
         {"role": "user", "content": render(
-            "generate_sql_shaped", dialect=dialect, schema=schema_text, evidence_block=evidence_block(ctx),
+            "generate_sql_shaped", dialect=dialect, schema=schema_text, evidence_block=evidence_block(ctx.evidence),
             hints_block="", question=ctx.question, shape_facts=shape_facts(read_question(ctx.question)))},
     ]
     completion = ctx.chat(step or "generate:shaped", messages, temperature=temperature, max_tokens=MAX_SQL_TOKENS)
-    return extract_sql(completion.text, ctx.db.dialect)
+    return to_engine(ctx, extract_sql(completion.text, written))

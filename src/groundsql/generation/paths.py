@@ -12,8 +12,7 @@ from dataclasses import dataclass, field
 
 from groundsql.context import Context
 from groundsql.errors import ModelError
-from groundsql.generation.direct import evidence_block
-from groundsql.prompts import render
+from groundsql.prompts import evidence_block, render
 
 log = logging.getLogger("groundsql")
 
@@ -36,7 +35,7 @@ class RealizationPaths:
 
 def realization_paths(ctx: Context, plan: str, tables: list[str], *, role: str = "planner") -> RealizationPaths:
     """Ask the planner for per-step paths and keywords; fall back to operation words on any failure."""
-    prompt = render("realization_paths", question=ctx.question, evidence_block=evidence_block(ctx),
+    prompt = render("realization_paths", question=ctx.question, evidence_block=evidence_block(ctx.evidence),
                     tables=", ".join(tables) or "(all)", plan=plan.strip() or "(none yet)")
     text = ""
     try:

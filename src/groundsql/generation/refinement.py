@@ -5,10 +5,10 @@ from __future__ import annotations
 from groundsql.answer import Candidate
 from groundsql.context import Context
 from groundsql.generation.diagnosis import diagnose
-from groundsql.generation.direct import MAX_SQL_TOKENS, evidence_block
+from groundsql.generation.direct import MAX_SQL_TOKENS
 from groundsql.generation.tree_repair import TreeRepairOptions, tree_repair
 from groundsql.knowledge import draft_notes
-from groundsql.prompts import dialect_name, render
+from groundsql.prompts import dialect_name, evidence_block, render
 from groundsql.sql.extract import extract_sql
 
 #: Outcomes worth another round. An empty result is often right, so it is retried but kept if nothing better.
@@ -76,7 +76,7 @@ def revise(ctx: Context, candidate: Candidate, schema_text: str, *, problem: str
     messages = [
         {"role": "system", "content": render("sql_system", dialect=dialect)},
         {"role": "user", "content": render(
-            "refine_sql", dialect=dialect, schema=schema_text, evidence_block=evidence_block(ctx),
+            "refine_sql", dialect=dialect, schema=schema_text, evidence_block=evidence_block(ctx.evidence),
             question=ctx.question, sql=candidate.sql or "(no query)", problem=problem,
             hint=f"{hint}\n{notes}" if notes else hint,
         )},

@@ -8,9 +8,10 @@ PostSQL is the same prompt over that pruned schema.
 from __future__ import annotations
 
 from groundsql.context import Context
-from groundsql.generation.direct import MAX_SQL_TOKENS, evidence_block
+from groundsql.generation.direct import MAX_SQL_TOKENS, to_engine
 from groundsql.generation.fewshot import FewShotOptions, example_pool, render_examples
-from groundsql.prompts import dialect_name, render
+from groundsql.knowledge.grounding import written_dialect
+from groundsql.prompts import dialect_name, evidence_block, render
 from groundsql.sql.extract import extract_sql
 
 FULL_INTRO = "Here is the schema of a $dialect database, with a few example rows for each table:"
@@ -35,13 +36,14 @@ def two_round_sql(ctx: Context, schema_text: str, *, step: str, pruned: bool, ro
                   n: int = 1, temperature: float = 0.0, fewshot: FewShotOptions | None = None) -> list[str]:
     """One PreSQL (`pruned=False`) or PostSQL (`pruned=True`) call returning `n` extracted queries
     (`fewshot`: the example settings; default: the run's)."""
-    dialect = dialect_name(ctx.db.dialect)
+    written = written_dialect(ctx)
+    dialect = dialect_name(written)
     intro = (PRUNED_INTRO if pruned else FULL_INTRO).replace("$dialect", dialect)
     messages = [
         {"role": "system", "content": render("sql_system", dialect=dialect)},
         {"role": "user", "content": render(
             "two_round_sql", examples_block=fewshot_block(ctx, fewshot), schema_intro=intro, schema=schema_text,
-            evidence_block=evidence_block(ctx), question=ctx.question, dialect=dialect)},
+            evidence_block=evidence_block(ctx.evidence), question=ctx.question, dialect=dialect)},
     ]
     completion = ctx.chat(step, messages, role=role, n=n, temperature=temperature, max_tokens=MAX_SQL_TOKENS)
-    return [extract_sql(text, ctx.db.dialect) for text in completion.texts]
+    return [to_engine(ctx, extract_sql(text, written)) for text in completion.texts]

@@ -12,10 +12,8 @@ from dataclasses import dataclass, field
 
 from groundsql.answer import Candidate
 from groundsql.context import Context
-from groundsql.db import Result
 from groundsql.errors import ModelError
-from groundsql.generation.direct import evidence_block
-from groundsql.prompts import render
+from groundsql.prompts import evidence_block, render
 
 log = logging.getLogger("groundsql")
 
@@ -51,21 +49,12 @@ class Verdict:
         return " ".join(parts) or "A reviewer judged that the result does not answer the question."
 
 
-def result_digest(result: Result, head: int = 3) -> str:
-    """Columns with their null counts, the row count and the first rows."""
-    nulls = [sum(1 for row in result.rows if row[i] is None) for i in range(len(result.columns))]
-    columns = ", ".join(f"{name} (nulls {count})" for name, count in zip(result.columns, nulls))
-    lines = [f"columns: {columns}", f"rows: {result.row_count}{'+' if result.truncated else ''}"]
-    lines += [" | ".join(str(v) for v in row) for row in result.rows[:head]]
-    return "\n".join(lines)
-
-
 def validate(ctx: Context, candidate: Candidate, *, role: str = "judge") -> Verdict:
     """Ask the judge whether `candidate`'s result answers the question; failures read as valid."""
     if not candidate.ok:
         return Verdict(valid=False, suggest_fix=candidate.error or "")
-    prompt = render("validate_result", question=ctx.question, evidence_block=evidence_block(ctx), sql=candidate.sql,
-                    summary_note="columns, row count, first rows", summary=result_digest(candidate.result))
+    prompt = render("validate_result", question=ctx.question, evidence_block=evidence_block(ctx.evidence), sql=candidate.sql,
+                    summary_note="columns, row count, first rows", summary=candidate.result.digest())
     try:
         completion = ctx.chat("validate", [{"role": "user", "content": prompt}], role=role, temperature=0.0,
                               max_tokens=160, json_schema=VERDICT_SCHEMA)

@@ -40,6 +40,12 @@ def options_of(ctx: Any) -> KnowledgeOptions:
     return ctx.settings(KnowledgeOptions)
 
 
+def written_dialect(ctx: Any) -> str:
+    """The dialect the model writes its first queries in: the engine's, or SQLite's with `model_dialect=sqlite`
+    (`sql.sqlite_flavour.from_sqlite` carries them to the engine)."""
+    return "sqlite" if options_of(ctx).model_dialect == "sqlite" else ctx.db.dialect
+
+
 def prepare(ctx: Any) -> None:
     """Give the context its knowledge and (when catalog context is on) its catalog; never fails the question."""
     if ctx.cache.grounded:
@@ -52,7 +58,8 @@ def prepare(ctx: Any) -> None:
             ctx.knowledge = cached_knowledge(folder, ctx.db)
         elif getattr(ctx, "column_descriptions", None):
             ctx.knowledge = _from_column_descriptions(ctx.column_descriptions)
-    if options.catalog_context and ctx.catalog is None:
+    # a preset whose own `profile` option is off (prospy's ablation) gets no catalog built for it
+    if options.catalog_context and ctx.catalog is None and getattr(ctx.options, "profile", True) is not False:
         try:
             ctx.catalog = shared_catalog(ctx.db, ctx.schema)
         except GroundsqlError as exc:

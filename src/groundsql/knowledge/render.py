@@ -40,7 +40,7 @@ from groundsql.catalog.render import render_sample
 from groundsql.db import Database, Result
 from groundsql.errors import ConfigError, DatabaseError
 from groundsql.knowledge.dialect_notes import choose_notes
-from groundsql.knowledge.grounding import options_of, prepare
+from groundsql.knowledge.grounding import options_of, prepare, written_dialect
 from groundsql.knowledge.items import Item
 from groundsql.knowledge.options import KnowledgeOptions
 from groundsql.knowledge.retrieval import KnowledgeRetriever, Retrieved, rank_tables, retriever_for
@@ -174,7 +174,7 @@ def _question_block(ctx: Any, options: KnowledgeOptions, catalog: Catalog | None
                                        tables=shown)
         candidates += [(r.item, r.score) for r in found]
     if options.dialect_notes:
-        notes = choose_notes(ctx.db.dialect, question, draft=draft, limit=options.max_dialect_notes,
+        notes = choose_notes(written_dialect(ctx), question, draft=draft, limit=options.max_dialect_notes,
                              text_dates=_has_text_dates(catalog, shown),
                              quoted_names=_needs_quotes(ctx, catalog, shown))
         candidates += [(n.item(), s) for n, s in notes]
@@ -311,7 +311,7 @@ def _knowledge_block(ctx: Any, value_lines: list[str], candidates: list[tuple[It
         sections.append("Verified examples on this database:\n" + "\n\n".join(examples))
     notes = [f"- {i.text}" for i, _ in kept if i.kind == "dialect"]
     if notes:
-        sections.append(f"{dialect_name(ctx.db.dialect)} syntax notes:\n" + "\n".join(notes))
+        sections.append(f"{dialect_name(written_dialect(ctx))} syntax notes:\n" + "\n".join(notes))
     record = [{"kind": i.kind, "source": i.source, "score": s, "tokens": estimate_tokens(i.text)} for i, s in kept]
     return "\n\n".join(sections), record, cut
 

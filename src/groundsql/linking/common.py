@@ -38,11 +38,6 @@ def base_schema(ctx: Context) -> Schema:
     return schema if isinstance(schema, Schema) else ctx.schema
 
 
-def evidence_block(ctx: Context) -> str:
-    """The evidence as one prompt line ('' when there is none)."""
-    return f"Additional knowledge: {ctx.evidence.strip()}\n" if ctx.evidence and ctx.evidence.strip() else ""
-
-
 def table_text(ctx: Context, table: Table, sample_limit: int = 0) -> str:
     """DDL of one table (with `sample_limit` example rows read through the guarded path), cached per context."""
     cache = ctx.cache.texts

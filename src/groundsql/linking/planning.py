@@ -8,9 +8,8 @@ from pydantic import Field
 
 from groundsql.context import Context
 from groundsql.errors import ModelError
-from groundsql.linking.common import evidence_block
 from groundsql.options import Options
-from groundsql.prompts import render
+from groundsql.prompts import evidence_block, render
 
 log = logging.getLogger("groundsql")
 
@@ -32,7 +31,7 @@ def master_plan(ctx: Context, *, n: int | None = None) -> str:
     if ctx.cache.master_plan is not None:
         return ctx.cache.master_plan
     n = max(1, int(n or ctx.settings(PlanOptions).plan_samples))
-    evidence = evidence_block(ctx)
+    evidence = evidence_block(ctx.evidence)
     messages = [{"role": "user", "content": render("link_plan", question=ctx.question, evidence_block=evidence)}]
     drafts: list[str] = []
     try:

@@ -10,12 +10,13 @@ from pydantic import Field
 from groundsql.catalog.schema import Schema
 from groundsql.context import Context
 from groundsql.errors import ModelError
-from groundsql.linking.common import candidate_schema, evidence_block, schema_text
+from groundsql.knowledge.grounding import written_dialect
+from groundsql.linking.common import candidate_schema, schema_text
 from groundsql.linking.registry import linker
 from groundsql.linking.subset import SchemaSubset
 from groundsql.models.base import Message
 from groundsql.options import Options
-from groundsql.prompts import dialect_name, render
+from groundsql.prompts import dialect_name, evidence_block, render
 from groundsql.sql.extract import extract_sql
 from groundsql.sql.references import owners_of, sql_refs
 
@@ -52,8 +53,8 @@ def presql(ctx: Context, previous: SchemaSubset | None) -> SchemaSubset:
         except ModelError as exc:
             log.warning("PreSQL draft by %s failed: %s", role, exc)
             continue
-        drafts.extend(extract_sql(text, ctx.db.dialect) for text in completion.texts)
-    subset = subset_from_drafts(schema, drafts, ctx.db.dialect, linker="presql")
+        drafts.extend(extract_sql(text, written_dialect(ctx)) for text in completion.texts)
+    subset = subset_from_drafts(schema, drafts, written_dialect(ctx), linker="presql")
     subset.notes.append(f"{len([d for d in drafts if d])} PreSQL draft(s)")
     if not subset.tables:  # no usable draft: keep everything rather than lose the answer
         subset = SchemaSubset.from_schema(schema, reason="no usable PreSQL draft")
@@ -63,14 +64,14 @@ def presql(ctx: Context, previous: SchemaSubset | None) -> SchemaSubset:
 
 
 def presql_messages(ctx: Context, schema: str) -> list[Message]:
-    dialect = dialect_name(ctx.db.dialect)
+    dialect = dialect_name(written_dialect(ctx))
     examples = ctx.settings(PresqlOptions).examples or []
     examples_block = "".join(f"Example question: {e['question']}\nExample query: {e['sql']}\n\n"
                              for e in examples if isinstance(e, dict) and e.get("question") and e.get("sql"))
     return [
         {"role": "system", "content": render("sql_system", dialect=dialect)},
         {"role": "user", "content": render("link_presql", dialect=dialect, schema=schema,
-                                           examples_block=examples_block, evidence_block=evidence_block(ctx),
+                                           examples_block=examples_block, evidence_block=evidence_block(ctx.evidence),
                                            question=ctx.question)},
     ]
 

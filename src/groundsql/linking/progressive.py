@@ -16,12 +16,12 @@ from groundsql.catalog.schema import Schema, Table
 from groundsql.context import Context
 from groundsql.linking.batching import Entry, batches, merge_identical
 from groundsql.linking.budget import estimate_tokens
-from groundsql.linking.common import ask_json, candidate_schema, evidence_block
+from groundsql.linking.common import ask_json, candidate_schema
 from groundsql.linking.options import LinkOptions
 from groundsql.linking.registry import linker
 from groundsql.linking.subset import SchemaSubset
 from groundsql.options import Options
-from groundsql.prompts import render
+from groundsql.prompts import evidence_block, render
 
 log = logging.getLogger("groundsql")
 
@@ -81,7 +81,7 @@ def prune_repeatedly(ctx: Context, items: list, render_items: Callable[[list], t
         text, by_name = render_items(current)
         messages = [{"role": "user", "content": render(
             "link_progressive", kind=kind, pass_hint=hint, question=ctx.question,
-            evidence_block=evidence_block(ctx), items=text)}]
+            evidence_block=evidence_block(ctx.evidence), items=text)}]
         reply = ask_json(ctx, f"link.progressive:{kind}", messages, role="generator", max_tokens=250,
                          schema=KEEP_SCHEMA)[0]
         names = reply.get("keep") if isinstance(reply, dict) else None

@@ -13,9 +13,9 @@ from typing import Any
 from groundsql.catalog.schema import Schema
 from groundsql.context import Context
 from groundsql.linking.batching import Entry, batch_schema, batch_text, batches
-from groundsql.linking.common import ask_json, evidence_block, resolve_column, resolve_table
+from groundsql.linking.common import ask_json, resolve_column, resolve_table
 from groundsql.linking.subset import SchemaSubset
-from groundsql.prompts import render
+from groundsql.prompts import evidence_block, render
 
 log = logging.getLogger("groundsql")
 
@@ -91,7 +91,7 @@ def dual_pathway(ctx: Context, plan: str, schema: Schema, *, mode: str = "dual",
 
 def _ask(ctx: Context, template: str, step: str, plan: str, text: str, json_schema: dict) -> Any:
     messages = [{"role": "user", "content": render(template, question=ctx.question,
-                                                   evidence_block=evidence_block(ctx), plan=plan or "(no plan)",
+                                                   evidence_block=evidence_block(ctx.evidence), plan=plan or "(no plan)",
                                                    schema=text)}]
     return ask_json(ctx, step, messages, role="generator", max_tokens=PRUNE_MAX_TOKENS, schema=json_schema)[0]
 

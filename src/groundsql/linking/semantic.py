@@ -8,8 +8,8 @@ from dataclasses import dataclass, field
 
 from groundsql.catalog.schema import Schema
 from groundsql.context import Context
-from groundsql.linking.common import ask_json, evidence_block, resolve_column, resolve_table, schema_text
-from groundsql.prompts import render
+from groundsql.linking.common import ask_json, resolve_column, resolve_table, schema_text
+from groundsql.prompts import evidence_block, render
 
 log = logging.getLogger("groundsql")
 
@@ -51,7 +51,7 @@ class RoleMap:
 def semantic_roles(ctx: Context, plan: str, schema: Schema) -> RoleMap:
     """Ask the model which role each table of the pruned `schema` plays for the question."""
     messages = [{"role": "user", "content": render(
-        "link_semantic", question=ctx.question, evidence_block=evidence_block(ctx), plan=plan or "(no plan)",
+        "link_semantic", question=ctx.question, evidence_block=evidence_block(ctx.evidence), plan=plan or "(no plan)",
         schema=schema_text(ctx, schema))}]
     result = RoleMap()
     reply = ask_json(ctx, "link.semantic", messages, role="planner", max_tokens=SEMANTIC_TOKENS,

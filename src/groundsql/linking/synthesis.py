@@ -15,12 +15,12 @@ from pydantic import Field
 
 from groundsql.catalog.schema import Schema
 from groundsql.context import Context
-from groundsql.linking.common import ask_json, evidence_block, resolve_column, resolve_table
+from groundsql.linking.common import ask_json, resolve_column, resolve_table
 from groundsql.linking.semantic import RoleMap
 from groundsql.linking.subset import SchemaSubset
 from groundsql.linking.verification import EXPLORE_ROWS, Verdict, exploration_queries
 from groundsql.options import Options
-from groundsql.prompts import render
+from groundsql.prompts import evidence_block, render
 
 log = logging.getLogger("groundsql")
 
@@ -90,7 +90,7 @@ def _prompt(ctx: Context, schema: Schema, roles: RoleMap, verdicts: list[Verdict
         if verdict and verdict.observations:
             lines.append("  Observations: " + verdict.observations[:OBSERVATION_CHARS].replace("\n", "\n    "))
         blocks.append("\n".join(lines))
-    return render("link_synthesize", question=ctx.question, evidence_block=evidence_block(ctx),
+    return render("link_synthesize", question=ctx.question, evidence_block=evidence_block(ctx.evidence),
                   summary=roles.summary or "(not described)", candidates="\n\n".join(blocks), rounds_left=rounds)
 
 

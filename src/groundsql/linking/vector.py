@@ -19,14 +19,14 @@ from groundsql.context import Context
 from groundsql.errors import ConfigError
 from groundsql.knowledge import embeddings
 from groundsql.knowledge.options import KnowledgeOptions
-from groundsql.linking.common import ask_json, candidate_schema, evidence_block
+from groundsql.linking.common import ask_json, candidate_schema
 from groundsql.linking.grounding import value_index
 from groundsql.linking.lexical import STOPWORDS, LexicalRetriever, words
 from groundsql.linking.options import LinkOptions
 from groundsql.linking.registry import linker
 from groundsql.linking.subset import SchemaSubset
 from groundsql.options import Options
-from groundsql.prompts import render
+from groundsql.prompts import evidence_block, render
 
 log = logging.getLogger("groundsql")
 
@@ -98,7 +98,7 @@ def extract_entities(ctx: Context) -> list[str]:
     """Phrases of the question that may name tables, columns or values."""
     if ctx.settings(VectorOptions).vector_entities == "model":
         messages = [{"role": "user", "content": render("link_entities", question=ctx.question,
-                                                       evidence_block=evidence_block(ctx))}]
+                                                       evidence_block=evidence_block(ctx.evidence))}]
         value = ask_json(ctx, "link.entities", messages, role="generator", max_tokens=200, schema=ENTITY_SCHEMA)[0]
         entities = value.get("entities") if isinstance(value, dict) else None
         found = [str(e) for e in entities or [] if str(e).strip()] if isinstance(entities, list) else []

@@ -18,8 +18,8 @@ from groundsql.budgets import BudgetOptions, budget_value
 from groundsql.catalog.schema import Table
 from groundsql.context import Context
 from groundsql.errors import ModelError
-from groundsql.linking.common import ask_json, evidence_block, resolve_column, table_text
-from groundsql.prompts import dialect_name, render
+from groundsql.linking.common import ask_json, resolve_column, table_text
+from groundsql.prompts import dialect_name, evidence_block, render
 
 log = logging.getLogger("groundsql")
 
@@ -69,7 +69,7 @@ def verify_table(ctx: Context, table: Table, role: str, reason: str = "", *,
         role_text += "\nColumn roles: " + ", ".join(f"{name} ({what})" for name, what in columns.items())
     messages = [{"role": "user", "content": render(
         "link_explore", dialect=dialect_name(dialect), max_queries=max_queries, table=ddl,
-        question=ctx.question, evidence_block=evidence_block(ctx), role=role_text)}]
+        question=ctx.question, evidence_block=evidence_block(ctx.evidence), role=role_text)}]
     queries: list[str] = []
     try:
         reply = ctx.chat(f"link.explore:{table.name}", messages, role="generator", temperature=0.0,
@@ -87,7 +87,7 @@ def verify_table(ctx: Context, table: Table, role: str, reason: str = "", *,
     observed = "\n\n".join(observations)
     decide = [{"role": "user", "content": render(
         "link_verify", table_name=table.name, table=ddl, observations=observed, question=ctx.question,
-        evidence_block=evidence_block(ctx))}]
+        evidence_block=evidence_block(ctx.evidence))}]
     value = ask_json(ctx, f"link.verify:{table.name}", decide, role="generator", max_tokens=300,
                      schema=VERDICT_SCHEMA)[0]
     if not isinstance(value, dict):

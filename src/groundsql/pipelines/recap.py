@@ -1,5 +1,7 @@
-"""`recap` (ReCAPAgent-SQL §3.3): plan → critique → act → refine → validate agents, per expert; with more than
-one expert their answers combine in a WMA/RWMA vote (the paper's "ReCAP + WMA")."""
+"""`recap` (ReCAPAgent-SQL §3.3): PreSQL linking → plan → critique → act → refine → validate agents, per expert;
+with more than one expert their answers combine in a WMA/RWMA vote (the paper's "ReCAP + WMA"). The chosen
+query then goes through the exact shape repair (`generation.shape_repair`, no model call): an unasked LIMIT
+dropped, a count for 'how many', an idle join removed, each kept only when it runs and its check is satisfied."""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ from pydantic import Field
 from groundsql.answer import Answer
 from groundsql.context import Context
 from groundsql.generation.recap import RecapLoopOptions, RecapRun, solve
+from groundsql.generation.shape_repair import shape_repair
 from groundsql.generation.tree_repair import TreeRepairOptions
 from groundsql.pipelines.registry import preset
 from groundsql.selection import SelectionOptions, learn, select
@@ -25,10 +28,12 @@ UNVALIDATED_FACTOR = 0.5
 
 class RecapOptions(RecapLoopOptions, TreeRepairOptions, SelectionOptions):
     vote: Literal["majority", "wma", "rwma"] = Field("wma", description="voting method over all candidates")
+    shape_repair: bool = Field(True, description="run the exact rewrites the question-shape checks propose")
 
 
-@preset("recap", "ReCAPAgent-SQL: plan with critique, act (run / inspect / terminate) with SQL critique, "
-                 "self-refinement, re-linking and validation; experts combine by a WMA vote", options=RecapOptions)
+@preset("recap", "ReCAPAgent-SQL: PreSQL schema linking, plan with critique, act (run / inspect / terminate) "
+                 "with exact shape checks then SQL critique, self-refinement, re-linking and validation; experts "
+                 "combine by a WMA vote; exact shape repair of the answer", options=RecapOptions)
 def recap(ctx: Context, options: RecapOptions) -> Answer:
     experts = resolve_experts(ctx, options)
     listener = ctx.on_step or log_turn
@@ -46,6 +51,11 @@ def recap(ctx: Context, options: RecapOptions) -> Answer:
     validated = any(r.validated and r.candidate is chosen for r in runs) or \
         any(r.validated and r.candidate.sql == chosen.sql for r in runs)
     score = selection.confidence if validated else round(selection.confidence * UNVALIDATED_FACTOR, 3)
+    if options.shape_repair and chosen.ok:
+        repaired = shape_repair(ctx, chosen)[0]
+        if repaired is not chosen:
+            candidates = [*candidates, repaired]
+            chosen = repaired
     answer = build_answer(ctx, chosen, candidates, confidence=score,
                           alternatives=[g.representative.sql for g in selection.vote.groups], options=options)
     first = runs[0].state.attempts
@@ -64,6 +74,6 @@ def log_turn(agent: str, data: dict) -> None:
         "action": lambda: f"step {data.get('number')} {data.get('action')}: {data.get('sql') or data.get('reason')}",
         "sql-critique": lambda: data.get("reasoning", "") + (f" → {data['revised']}" if data.get("revised") else ""),
         "validate": lambda: "pass" if data.get("valid") else f"fail: {data.get('feedback')}",
-        "schema-link": lambda: data.get("schema", ""),
+        "schema-link": lambda: (f"{data['mode']}: " if data.get("mode") else "") + data.get("schema", ""),
     }.get(agent, lambda: ", ".join(f"{k}={v}" for k, v in data.items() if v not in (None, "", [], {})))()
     log.info("recap %s · %s", agent, " ".join(str(detail).split())[:240])

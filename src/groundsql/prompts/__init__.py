@@ -18,6 +18,11 @@ def render(name: str, **values: object) -> str:
     return template(name).substitute({k: "" if v is None else str(v) for k, v in values.items()}).strip()
 
 
+def evidence_block(evidence: str | None) -> str:
+    """A question's evidence as one prompt line ('' when there is none); every stage's prompts use it."""
+    return f"Additional knowledge: {evidence.strip()}\n" if evidence and evidence.strip() else ""
+
+
 DIALECT_NAMES = {"sqlite": "SQLite", "duckdb": "DuckDB", "postgres": "PostgreSQL", "mysql": "MySQL", "spark": "Spark SQL"}
 
 

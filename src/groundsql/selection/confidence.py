@@ -6,8 +6,7 @@ import logging
 
 from groundsql.context import Context
 from groundsql.errors import ModelError
-from groundsql.generation.direct import evidence_block
-from groundsql.prompts import render
+from groundsql.prompts import evidence_block, render
 from groundsql.selection.voting import Vote
 
 log = logging.getLogger("groundsql")
@@ -40,7 +39,7 @@ def confidence(vote: Vote, *, judged: bool = False, candidates: int | None = Non
 def clarifying_question(ctx: Context, sqls: list[str], *, role: str = "judge") -> str | None:
     """A short question back to the user about what the disagreeing candidates read differently."""
     listing = "\n".join(f"- {sql}" for sql in sqls[:4] if sql)
-    prompt = render("clarify", question=ctx.question, evidence_block=evidence_block(ctx), candidates=listing)
+    prompt = render("clarify", question=ctx.question, evidence_block=evidence_block(ctx.evidence), candidates=listing)
     try:
         text = ctx.chat("clarify", [{"role": "user", "content": prompt}], role=role, temperature=0.0,
                         max_tokens=80).text

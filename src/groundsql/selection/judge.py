@@ -7,9 +7,7 @@ import re
 
 from groundsql.context import Context
 from groundsql.errors import ModelError
-from groundsql.generation.direct import evidence_block
-from groundsql.generation.validator import result_digest
-from groundsql.prompts import render
+from groundsql.prompts import evidence_block, render
 from groundsql.selection.grouping import Group
 
 log = logging.getLogger("groundsql")
@@ -29,9 +27,9 @@ def judge(ctx: Context, groups: list[Group], *, role: str = "judge") -> int | No
             lines.append(f"Plan: {chosen.strategy[:STRATEGY_CHARS]}")
         lines.append(f"SQL: {chosen.sql}")
         if chosen.ok:
-            lines.append("Result: " + result_digest(chosen.result).replace("\n", "; "))
+            lines.append("Result: " + chosen.result.digest().replace("\n", "; "))
         blocks.append("\n".join(lines))
-    prompt = render("judge_select", question=ctx.question, evidence_block=evidence_block(ctx),
+    prompt = render("judge_select", question=ctx.question, evidence_block=evidence_block(ctx.evidence),
                     candidates="\n\n".join(blocks), count=len(groups))
     try:
         reply = ctx.chat("judge", [{"role": "user", "content": prompt}], role=role, temperature=0.0,

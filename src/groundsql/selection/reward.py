@@ -13,9 +13,7 @@ import logging
 from dataclasses import dataclass
 
 from groundsql.context import Context
-from groundsql.generation.direct import evidence_block
-from groundsql.generation.validator import result_digest
-from groundsql.prompts import render
+from groundsql.prompts import evidence_block, render
 from groundsql.selection.grouping import Group
 
 log = logging.getLogger("groundsql")
@@ -52,7 +50,7 @@ def reward_pick(ctx: Context, groups: list[Group], schema_text: str) -> RewardPi
             continue
         chosen = group.representative
         prompt = render("reward_score", schema=schema_text[:SCHEMA_CHARS], question=ctx.question,
-                        evidence_block=evidence_block(ctx), sql=chosen.sql, result=result_digest(chosen.result))
+                        evidence_block=evidence_block(ctx.evidence), sql=chosen.sql, result=chosen.result.digest())
         reply = ask_json(ctx, "reward", [{"role": "user", "content": prompt}], role=ROLE, max_tokens=20,
                          schema=SCORE_SCHEMA)[0]
         scores.append(_score(reply))

@@ -21,7 +21,9 @@ Checks (`SHAPE_CHECKS`):
 ``question_value`` the question names a stored value, the query filters on a literal the question never says;
 ``distinct_asked`` 'different' / 'distinct' asked, and the result repeats rows (rewrite: SELECT DISTINCT);
 ``extra_join``    an inner join that shows, filters, groups and orders by nothing but changes the rows (rewrite:
-                  the query without it).
+                  the query without it);
+``ungrouped``     a column shown beside GROUP BY that is neither grouped nor aggregated and that the grouped columns
+                  do not determine (SQLite shows an arbitrary row's value; other engines refuse it).
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ from groundsql.catalog.schema import Schema
 from groundsql.context import Context
 from groundsql.selection.query_view import Finding, QueryView, inner_joins, prepare, short
 from groundsql.selection.question import QuestionShape, read_question, singular
+from groundsql.sql.repairs.grouping import undetermined_columns
 
 log = logging.getLogger("groundsql")
 
@@ -608,6 +611,20 @@ def check_idle_join(q: QueryView) -> list[Finding]:
     return findings
 
 
+def check_ungrouped(q: QueryView) -> list[Finding]:
+    """A column beside GROUP BY that is neither grouped nor aggregated and not determined by the grouped columns
+    (through a join condition or the table's primary key): each group shows an arbitrary row's value for it."""
+    columns = undetermined_columns(q.tree, q.ctx.schema, q.ctx.db.dialect)
+    if not columns:
+        return []
+    names = ", ".join(columns[:3])
+    return [Finding(
+        "ungrouped", f"{names} is shown beside GROUP BY without being grouped or aggregated: each group shows an "
+                     "arbitrary row's value",
+        f"{names} is neither in GROUP BY nor aggregated, and the grouped columns do not determine it, so each group "
+        f"shows the value of an arbitrary row. Group by the column the answer is about, or aggregate {names}.")]
+
+
 SHAPE_FUNCTIONS: dict[str, Callable[[QueryView], list[Finding]]] = {
     "count_asked": check_count_asked, "list_asked": check_list_asked, "unasked_limit": check_unasked_limit,
     "superlative": check_superlative, "rank_column": check_rank_column, "star": check_star,
@@ -615,7 +632,7 @@ SHAPE_FUNCTIONS: dict[str, Callable[[QueryView], list[Finding]]] = {
     "both_values": check_both_values, "question_value": check_question_value,
     "distinct_asked": check_distinct_asked, "extra_join": check_idle_join, "count_rank": check_count_rank,
     "aggregate_asked": check_aggregate_asked, "comparison_asked": check_comparison_asked,
-    "unread_table": check_unread_table,
+    "unread_table": check_unread_table, "ungrouped": check_ungrouped,
 }
 #: Every shape check, in the order they run.
 SHAPE_CHECKS: tuple[str, ...] = tuple(SHAPE_FUNCTIONS)

@@ -18,6 +18,7 @@ AGENTS = {
     "validate": "Check whether a query result",
     "refine": "Write a corrected",
     "judge": "Reply with the candidate number only",
+    "presql": "with a few example rows for each table",  # the one-call generation prompt (PreSQL draft)
 }
 
 FRENCH = "SELECT name FROM singer WHERE country = 'France'"
@@ -44,6 +45,7 @@ class AgentScript:
         "validate": '{"valid_result": true}',
         "refine": f"```sql\n{FRENCH}\n```",
         "judge": "1",
+        "presql": f"```sql\n{FRENCH}\n```",
     }
 
     def __init__(self, name: str = "scripted", **queues: list[str] | Callable[[str], str]):

@@ -1,6 +1,7 @@
 """DuckDB: scalar, aggregate, window, list, struct, date and JSON functions; no file, secret or catalog reader."""
 
-from groundsql.db.policy import DialectPolicy, names, register
+from groundsql.db.policy.base import DialectPolicy, register
+from groundsql.db.policy.common import names
 
 POLICY = register(DialectPolicy(
     dialect="duckdb",

@@ -4,7 +4,8 @@ Refused by omission: `sleep`, `benchmark`, locks, `load_file`, user and server i
 `last_insert_id`/`found_rows`, replication waits. Variables (`@a`, `@@datadir`) are refused by the guard.
 """
 
-from groundsql.db.policy import DialectPolicy, names, register
+from groundsql.db.policy.base import DialectPolicy, register
+from groundsql.db.policy.common import names
 
 POLICY = register(DialectPolicy(
     dialect="mysql",

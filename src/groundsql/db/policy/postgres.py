@@ -4,7 +4,8 @@ Refused by omission: `pg_*` administration functions, settings (`current_setting
 large objects, `dblink`, advisory locks, file readers and `*_to_xml` (which run a query given as text).
 """
 
-from groundsql.db.policy import DialectPolicy, names, register
+from groundsql.db.policy.base import DialectPolicy, register
+from groundsql.db.policy.common import names
 
 POLICY = register(DialectPolicy(
     dialect="postgres",

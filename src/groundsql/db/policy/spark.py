@@ -7,7 +7,8 @@ facts (`user`, `version`, `current_path`, `collations`, `sql_keywords`, `python_
 and the assertion functions (`assert_true`, `raise_error`). `db/spark_guard.py` adds Spark's own statement checks.
 """
 
-from groundsql.db.policy import DialectPolicy, names, register
+from groundsql.db.policy.base import DialectPolicy, register
+from groundsql.db.policy.common import names
 
 POLICY = register(DialectPolicy(
     dialect="spark",

@@ -1,6 +1,7 @@
 """SQLite: core, date, math, aggregate, window and JSON functions (https://sqlite.org/lang_corefunc.html)."""
 
-from groundsql.db.policy import DialectPolicy, names, register
+from groundsql.db.policy.base import DialectPolicy, register
+from groundsql.db.policy.common import names
 
 POLICY = register(DialectPolicy(
     dialect="sqlite",

@@ -4,8 +4,9 @@ judge the result with heuristics, never with the model's opinion of its own quer
 Signals, in order: no query in the reply; a parse error; an engine error or a refused statement (the guard's
 refusal is feedback like any other error), after the exact tree repairs had their try (`tree_repair`: no model
 call; a fix that runs replaces the query, the rules' hints join the feedback); an empty or cut-off result; the result sanity checks
-(`selection.checks`, including the result-only `null_columns` and `duplicates`); and the row count against what
-the fact sheet expects (one number, a few rows, a list).
+(`selection.checks`, including the result-only `null_columns` and `duplicates`) and, with `shape`, the
+question-shape checks (`selection.shape`: a list for 'how many', an unasked LIMIT, an idle join, …); and the row
+count against what the fact sheet expects (one number, a few rows, a list).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from groundsql.generation.refinement import execute_candidate
 from groundsql.generation.tree_repair import TreeRepairOptions, tree_repair
 from groundsql.prompts import dialect_name
 from groundsql.selection.checks import CHECKS, RESULT_CHECKS, Finding, sanity_check
+from groundsql.selection.shape import SHAPE_CHECKS
 
 #: Above this many rows an answer expected to have "a few" rows looks off by an order of magnitude.
 FEW_ROWS = 50
@@ -38,7 +40,7 @@ class Verdict:
 
 
 def judge_sql(ctx: Context, sql: str, *, source: str, role: str, expected_rows: str = "unknown",
-              sanity: bool = True, repair: TreeRepairOptions | None = None) -> Verdict:
+              sanity: bool = True, repair: TreeRepairOptions | None = None, shape: bool = False) -> Verdict:
     """Validate, execute and check `sql`; the verdict says whether it answers cleanly and, if not, why.
 
     The verdict's candidate holds the query as finally run: the tree-repaired one when a repair helped
@@ -59,7 +61,8 @@ def judge_sql(ctx: Context, sql: str, *, source: str, role: str, expected_rows: 
     if diagnosis.kind != "ok":
         return Verdict(diagnosis.kind, _join(diagnosis.problem, diagnosis.hint + repaired.hint_text()) + fixed,
                        candidate)
-    findings = sanity_check(ctx, candidate, checks=CHECKS + RESULT_CHECKS) if sanity else []
+    checks = CHECKS + RESULT_CHECKS + (SHAPE_CHECKS if shape else ())
+    findings = sanity_check(ctx, candidate, checks=checks) if sanity else []
     findings += expectation_findings(candidate.result, expected_rows)
     preview = result_preview(candidate.result)
     if findings:

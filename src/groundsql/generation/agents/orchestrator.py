@@ -61,6 +61,8 @@ class OrchestrationOptions(TreeRepairOptions):
                                                   "count, not only errors and empty results")
     json_schema: bool = Field(True, description="constrain the ledger and decision replies to a JSON schema "
                                                 "(false: parse leniently and re-ask)")
+    shape_checks: bool = Field(True, description="add the question-shape checks (count or list, unasked LIMIT, "
+                                                 "idle join, …) to the execution feedback (false: ablation)")
     accept_repeated: bool = Field(True, description="accept an empty or suspicious result that a later attempt "
                                                     "reproduces (the same query, or the same rows)")
 
@@ -160,7 +162,8 @@ def _slow_round(run: _Run) -> Attempt:
 def _attempt(run: _Run, number: int, loop: str, action: str, sql: str, *, role: str) -> Attempt:
     expected = run.ledger.sheet.expected_rows if run.ledger is not None else "unknown"
     verdict: Verdict = judge_sql(run.ctx, sql, source=f"agentnlq:{loop}", role=role, expected_rows=expected,
-                                 sanity=run.options.result_checks, repair=run.options)
+                                 sanity=run.options.result_checks, repair=run.options,
+                                 shape=run.options.shape_checks)
     return Attempt(number=number, loop=loop, action=action, sql=verdict.candidate.sql, outcome=verdict.outcome,
                    feedback=verdict.feedback, candidate=verdict.candidate, problems=len(verdict.findings))
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Literal
 
 from pydantic import Field
 
@@ -19,15 +20,15 @@ from groundsql.generation.recap.action import next_action, normalized
 from groundsql.generation.recap.knowledge import retrieve_knowledge
 from groundsql.generation.recap.plan_critique import critique_plan
 from groundsql.generation.recap.planner import fallback_plan, make_plan
-from groundsql.generation.recap.schema_linker import NOT_FOUND, relink
+from groundsql.generation.recap.schema_linker import NOT_FOUND, presql_link, relink
 from groundsql.generation.recap.self_refiner import needs_refinement, self_refine
-from groundsql.generation.recap.sql_critique import critique_sql
+from groundsql.generation.recap.sql_critique import critique_sql, exact_critique
 from groundsql.generation.recap.state import RecapState
 from groundsql.generation.recap.syntax import retrieve_syntax
 from groundsql.generation.recap.validator import validate_result
 from groundsql.generation.refinement import execute_candidate
 from groundsql.generation.tree_repair import tree_repair
-from groundsql.generation.validator import Verdict, result_digest
+from groundsql.generation.validator import Verdict
 from groundsql.options import Options
 
 log = logging.getLogger("groundsql")
@@ -53,6 +54,13 @@ class RecapLoopOptions(Options):
     relink_limit: int = Field(2, ge=0, description="schema re-linkings on table/column-not-found errors")
     knowledge_k: int = Field(3, ge=0, description="knowledge snippets given to the planner")
     inspect_rows: int = Field(5, ge=1, description="rows an exploratory query may return")
+    schema_linking: Literal["presql", "on_error"] = Field(
+        "presql", description="presql: PreSQL draft over the full schema → its tables and columns (compact "
+                              "form) → plan and act on them (PostSQL), re-linked again on a not-found error; "
+                              "on_error: the full schema until a table/column-not-found error (ablation)")
+    shape_checks: bool = Field(True, description="run the exact question-shape checks before the SQL critic and "
+                                                 "the validator ask the model: a finding is the critique, its "
+                                                 "rewrite the revision (false: the join check only, ablation)")
 
 
 @dataclass(frozen=True)
@@ -92,6 +100,8 @@ def solve(ctx: Context, options: RecapLoopOptions, *, role: str = "generator",
     say("knowledge", snippets=knowledge)
     schema_text = schema_prompt_text(ctx)
     state = RecapState(schema_text=schema_text, plan=fallback_plan(ctx), knowledge=knowledge)
+    if options.schema_linking == "presql":
+        _presql(ctx, state, roles, say)
     _plan(ctx, state, options, roles, say)
     if options.syntax_help:
         state.syntax = retrieve_syntax(ctx, state.plan, role=roles.actor)
@@ -105,6 +115,21 @@ def solve(ctx: Context, options: RecapLoopOptions, *, role: str = "generator",
         refine_rounds=state.refine_rounds, relinks=state.relinks, verdicts=state.validator_verdicts,
         sql_revisions=state.sql_revisions)
     return RecapRun(candidate=candidate, state=state)
+
+
+def _presql(ctx: Context, state: RecapState, roles: AgentRoles, say) -> None:
+    """PreSQL → linking → PostSQL (§3.1.1, encapsulated in ReCAP's schema linker): one draft over the full schema;
+    the tables and columns it reads, in compact form, become the schema the planner and the action agent see. The
+    draft that runs is kept as the loop's first attempt (a fallback answer) and shown as the first observation."""
+    linked = presql_link(ctx, state.schema_text, role=roles.actor)
+    if linked is None:
+        say("schema-link", mode="presql", schema="(no usable draft: the full schema is kept)")
+        return
+    draft, state.schema_text = linked
+    say("schema-link", mode="presql", sql=draft.sql, schema=state.schema_text)
+    if draft.ok:
+        state.attempts.append(draft)
+    state.observation = f"A first draft of the query (PreSQL):\n{draft.sql}\n{_outcome(draft)}"
 
 
 def _plan(ctx: Context, state: RecapState, options: RecapLoopOptions, roles: AgentRoles, say) -> None:
@@ -136,7 +161,7 @@ def _say_plan(state: RecapState, say, *, fallback: bool = False) -> None:
 
 def _step(ctx: Context, state: RecapState, options: RecapLoopOptions, roles: AgentRoles, say) -> None:
     """One action: refused, terminate, inspect, or an answer query with its critique, repair and validation."""
-    no_answer = not any(c.ok for c in state.attempts)
+    no_answer = not any(c.ok for c in state.attempts if c.source != "recap:presql")
     answer_now = no_answer and (state.steps == options.max_steps - 1 or state.refused_in_a_row >= MAX_REFUSED)
     action = next_action(ctx, state, role=roles.actor, answer_now=answer_now)
     state.steps += 1
@@ -148,7 +173,8 @@ def _step(ctx: Context, state: RecapState, options: RecapLoopOptions, roles: Age
         state.history.append(f"{state.steps}. {action.kind} action, refused: {action.reason}")
         return
     if action.kind == "terminate":
-        last = state.attempts[-1] if state.attempts else None
+        # the PreSQL draft is no answer of the loop's: terminating on it alone would skip every check
+        last = next((c for c in reversed(state.attempts) if c.source != "recap:presql"), None)
         if last is not None and last.ok:
             state.final = last
             say("terminate", sql=last.sql)
@@ -159,7 +185,7 @@ def _step(ctx: Context, state: RecapState, options: RecapLoopOptions, roles: Age
     state.done.add((action.kind, normalized(action.sql, ctx.db.dialect)))
     if action.kind == "inspect":
         result, error = ctx.try_query(action.sql, step="recap:inspect", max_rows=options.inspect_rows)
-        state.observation = result_digest(result, head=options.inspect_rows) if result is not None else \
+        state.observation = result.digest(head=options.inspect_rows) if result is not None else \
             f"error: {error}"
         say("observation", sql=action.sql, text=state.observation)
         state.history.append(f"{state.steps}. inspect: {action.sql}")
@@ -172,7 +198,7 @@ def _answer(ctx: Context, state: RecapState, sql: str, options: RecapLoopOptions
     candidate = execute_candidate(ctx, sql, source="recap", role=roles.actor)
     say("observation", sql=sql, text=_outcome(candidate))
     if options.sql_critique:
-        candidate = _critiqued(ctx, state, candidate, roles, say)
+        candidate = _critiqued(ctx, state, candidate, roles, say, exact=options.shape_checks)
     if needs_refinement(ctx, candidate):
         fixed = tree_repair(ctx, candidate)  # exact fixes from the syntax tree, no model call
         if fixed.repaired:
@@ -202,14 +228,15 @@ def _answer(ctx: Context, state: RecapState, sql: str, options: RecapLoopOptions
         else:
             state.critique = "The query returned no rows."
         return
-    verdict = _judge(ctx, state, candidate, roles, say)
+    verdict = _judge(ctx, state, candidate, roles, say, exact=options.shape_checks)
     if verdict.rewrite:
-        _try_rewrite(ctx, state, verdict.rewrite, roles, say)
+        _try_rewrite(ctx, state, verdict.rewrite, roles, say, exact=options.shape_checks)
 
 
-def _judge(ctx: Context, state: RecapState, candidate: Candidate, roles: AgentRoles, say) -> Verdict:
+def _judge(ctx: Context, state: RecapState, candidate: Candidate, roles: AgentRoles, say, *,
+           exact: bool = True) -> Verdict:
     """The validator's verdict on a query that ran: a pass makes it final, a fail becomes the next critique."""
-    verdict = validate_result(ctx, candidate, state.plan, role=roles.critic)
+    verdict = validate_result(ctx, candidate, state.plan, role=roles.critic, shape=exact)
     state.validator_verdicts.append(verdict.valid)
     say("validate", valid=verdict.valid, feedback="" if verdict.valid else verdict.feedback())
     if verdict.valid:
@@ -219,7 +246,7 @@ def _judge(ctx: Context, state: RecapState, candidate: Candidate, roles: AgentRo
     return verdict
 
 
-def _try_rewrite(ctx: Context, state: RecapState, sql: str, roles: AgentRoles, say) -> None:
+def _try_rewrite(ctx: Context, state: RecapState, sql: str, roles: AgentRoles, say, *, exact: bool = True) -> None:
     """Run a deterministic check's rewrite of a rejected query and validate it like any answer query."""
     rewritten = execute_candidate(ctx, sql, source="recap:check-rewrite", role=roles.actor)
     say("check-rewrite", sql=sql, text=_outcome(rewritten))
@@ -227,17 +254,23 @@ def _try_rewrite(ctx: Context, state: RecapState, sql: str, roles: AgentRoles, s
         return
     state.attempts.append(rewritten)
     state.done.add(("run_sql", normalized(rewritten.sql, ctx.db.dialect)))
-    _judge(ctx, state, rewritten, roles, say)
+    _judge(ctx, state, rewritten, roles, say, exact=exact)
 
 
-def _critiqued(ctx: Context, state: RecapState, candidate: Candidate, roles: AgentRoles, say) -> Candidate:
-    """The critic's revision when it offers one that does no worse than the original."""
-    critique = critique_sql(ctx, candidate, state.plan, role=roles.critic)
-    say("sql-critique", reasoning=critique.reasoning, revised=critique.revised_sql)
+def _critiqued(ctx: Context, state: RecapState, candidate: Candidate, roles: AgentRoles, say, *,
+               exact: bool = True) -> Candidate:
+    """The critic's revision when it offers one that does no worse than the original. With `exact`, the
+    question-shape checks speak first: their findings are the critique and their rewrite the revision, and the
+    model critic is not asked (a 1.5B critic passed an unasked LIMIT and a list for 'how many')."""
+    critique = exact_critique(ctx, candidate) if exact else None
+    if critique is None:
+        critique = critique_sql(ctx, candidate, state.plan, role=roles.critic)
+    say("sql-critique", reasoning=critique.reasoning, revised=critique.revised_sql, exact=critique.exact)
     if not critique.revised_sql:
         return candidate
     state.critique = critique.reasoning
-    revised = execute_candidate(ctx, critique.revised_sql, source="recap-critique", role=roles.actor)
+    source = "recap:shape" if critique.exact else "recap-critique"
+    revised = execute_candidate(ctx, critique.revised_sql, source=source, role=roles.actor)
     say("observation", sql=revised.sql, text=_outcome(revised))
     adopted = _score(revised) >= _score(candidate)
     state.sql_revisions.append(adopted)
@@ -265,7 +298,7 @@ def _relinked(ctx: Context, state: RecapState, candidate: Candidate, roles: Agen
 def _outcome(candidate: Candidate) -> str:
     if not candidate.ok:
         return f"error: {candidate.error}"
-    return result_digest(candidate.result)
+    return candidate.result.digest()
 
 
 def _score(candidate: Candidate) -> int:

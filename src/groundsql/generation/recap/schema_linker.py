@@ -1,6 +1,12 @@
-"""Schema linker (on table- or column-not-found errors): re-link the schema and show it in the compact
-`table(col:TYPE[v1,v2])` form with stored value examples and descriptions, through the one renderer; the planner
-then re-plans on it."""
+"""Schema linker: the schema in the compact `table(col:TYPE[v1,v2])` form with stored value examples and
+descriptions, through the one renderer, for two moments.
+
+- Before planning (`schema_linking=presql`, PET-SQL's PreSQL → linking → PostSQL that ReCAP encapsulates in this
+  agent): one PreSQL draft over the full schema (the one-call generation prompt); the tables and columns it reads
+  (`linking.presql.subset_from_drafts`) are the linked schema the planner and the action agent work on.
+- On a table- or column-not-found error (`relink`): the model names the tables and columns the question needs,
+  plus the tables the failing query named; the planner then re-plans on it.
+"""
 
 from __future__ import annotations
 
@@ -11,8 +17,12 @@ from pydantic import Field
 from sqlglot import exp
 from sqlglot.errors import SqlglotError
 
+from groundsql.answer import Candidate
 from groundsql.context import Context
+from groundsql.errors import ModelError
+from groundsql.generation.direct import generate_sql
 from groundsql.generation.recap.replies import Reply, ask_json
+from groundsql.generation.refinement import execute_candidate
 from groundsql.knowledge import render_text
 from groundsql.linking.subset import SchemaSubset
 from groundsql.prompts import render as render_prompt
@@ -29,6 +39,26 @@ class LinkedTableReply(Reply):
 
 class LinkReply(Reply):
     tables: list[LinkedTableReply] = Field(default_factory=list, json_schema_extra={"maxItems": 12})
+
+
+def presql_link(ctx: Context, full_schema: str, *, role: str = "generator") -> tuple[Candidate, str] | None:
+    """The PreSQL draft (run) and the compact text of the schema it reads; None when the draft reads no known
+    table (the caller keeps the full schema rather than lose the answer)."""
+    from groundsql.linking.presql import subset_from_drafts
+
+    try:
+        draft = generate_sql(ctx, full_schema, step="recap:presql", role=role)[0]
+    except ModelError as exc:
+        log.warning("recap PreSQL draft failed: %s", exc)
+        return None
+    subset = subset_from_drafts(ctx.schema, [draft], ctx.db.dialect, linker="recap-presql")
+    if not draft or not subset.tables:
+        ctx.trace.note("recap", agent="schema-linker", mode="presql", tables={}, draft=draft)
+        return None
+    candidate = execute_candidate(ctx, draft, source="recap:presql", role=role)
+    text = compact_text(ctx, subset)
+    ctx.trace.note("recap", agent="schema-linker", mode="presql", tables=subset.as_mapping(), draft=draft)
+    return candidate, text
 
 
 def relink(ctx: Context, sql: str, error: str, *, role: str = "generator") -> tuple[SchemaSubset, str]:

@@ -57,9 +57,6 @@ class RepairPlan:
 Rule = Callable[[exp.Expression, RepairFacts], RuleOutcome]
 
 
-Rule = Callable[[exp.Expression, RepairFacts], RuleOutcome]
-
-
 def parse_query(sql: str, dialect: str) -> exp.Expression | None:
     try:
         tree = sqlglot.parse_one(sql, read=dialect)
@@ -70,3 +67,26 @@ def parse_query(sql: str, dialect: str) -> exp.Expression | None:
 
 def set_qualifier(node: exp.Column, alias: str) -> None:
     node.set("table", exp.to_identifier(alias))
+
+
+#: Words of a declared column type that say how SQLite would compare it (its type affinity).
+_NUMBER_TYPES = ("INT", "REAL", "FLOA", "DOUB", "NUM", "DEC", "BIGINT", "SMALLINT")
+_TEXT_TYPES = ("CHAR", "TEXT", "CLOB", "STRING")
+
+
+def type_kind(declared: str) -> str | None:
+    """'number' or 'text' for a declared column type (SQLite's affinity rules, in their order); None otherwise."""
+    upper = (declared or "").upper()
+    if "INT" in upper:
+        return "number"
+    if any(word in upper for word in _TEXT_TYPES):
+        return "text"
+    if any(word in upper for word in _NUMBER_TYPES):
+        return "number"
+    return None
+
+
+def matches_error(error: str | None, markers: tuple[str, ...]) -> bool:
+    """Whether an engine error (lower-cased) holds one of `markers`."""
+    lowered = (error or "").lower()
+    return any(marker in lowered for marker in markers)

@@ -14,6 +14,7 @@ from sqlglot.tokens import TokenType
 
 from groundsql.db.guard import MYSQL_PIPES_REFUSAL
 from groundsql.sql.repairs.base import RepairFacts, parse_query
+from groundsql.sql.repairs.dates import julianday_to_epoch_days
 
 #: Dialects tried, in order, when a query seems written for another engine.
 OTHER_DIALECTS = ("sqlite", "postgres", "mysql", "duckdb", "tsql", "bigquery", "snowflake", "oracle")
@@ -56,19 +57,49 @@ def transpile_dialect(sql: str, facts: RepairFacts) -> tuple[str, str] | None:
     for source in OTHER_DIALECTS:
         if source == target:
             continue
-        try:
-            translated = sqlglot.transpile(sql, read=source, write=target, unsupported_level=ErrorLevel.RAISE)
-        except (SqlglotError, ValueError, KeyError):
+        after = _transpile(sql, source, target)
+        if after is None or parse_query(after, target) is None or _same_text(after, sql):
             continue
-        if len(translated) != 1:
-            continue
-        after = translated[0]
-        if parse_query(after, target) is None or _same_text(after, sql):
-            continue
-        if unknown and _called_names(after, target) & unknown:
+        if (unknown and _called_names(after, target) & unknown
+                and (target == "sqlite" or not _calls_changed(tree, parse_query(after, target), unknown, target))):
             continue
         return source, after
     return None
+
+
+def _transpile(sql: str, source: str, target: str) -> str | None:
+    """`sql` read as `source`, written for `target` (SQLite's JULIANDAY as the target's epoch days); None when
+    sqlglot cannot carry it exactly."""
+    try:
+        trees = sqlglot.parse(sql, read=source)
+        if len(trees) != 1 or trees[0] is None:
+            return None
+        tree = trees[0]
+        if source == "sqlite":
+            julianday_to_epoch_days(tree, target)
+        return tree.sql(dialect=target, unsupported_level=ErrorLevel.RAISE)
+    except (SqlglotError, ValueError, KeyError):
+        return None
+
+
+def _calls_changed(before: exp.Expression | None, after: exp.Expression | None, names: set[str],
+                   dialect: str) -> bool:
+    """Whether the calls of the functions the engine refused are gone or called otherwise (DuckDB has a
+    STRFTIME, but with its arguments the other way round from SQLite's)."""
+    if after is None or before is None:
+        return False
+    return _calls(before, names, dialect) != _calls(after, names, dialect)
+
+
+def _calls(tree: exp.Expression, names: set[str], dialect: str) -> set[str]:
+    """The calls of `names` in `tree`, as the engine would read them (sqlglot may name a node otherwise)."""
+    calls = set()
+    for func in tree.find_all(exp.Func):
+        text = func.sql(dialect=dialect)
+        tokens = sqlglot.Dialect.get_or_raise(dialect).tokenize(text)
+        if len(tokens) > 1 and tokens[0].text.lower() in names and tokens[1].token_type == TokenType.L_PAREN:
+            calls.add(text.lower())
+    return calls
 
 
 def _unknown_functions(sql: str, tree: exp.Expression, error: str, dialect: str) -> set[str]:

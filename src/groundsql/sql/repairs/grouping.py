@@ -63,6 +63,37 @@ def group_dependent_columns(tree: exp.Expression, facts: RepairFacts) -> RuleOut
     return outcome
 
 
+def undetermined_columns(tree: exp.Expression, schema, dialect: str) -> list[str]:
+    """Columns beside GROUP BY (selected, in HAVING or ORDER BY) that are neither grouped nor aggregated and that
+    the grouped columns do not determine: SQLite returns an arbitrary row's value for them. Empty when the query
+    does not resolve."""
+    resolution = resolve(tree, schema, dialect)
+    if resolution is None:
+        return []
+    by_scope: dict[int, list[ColumnUse]] = {}
+    for use in resolution.columns:
+        by_scope.setdefault(id(use.scope), []).append(use)
+    found: list[str] = []
+    for view in resolution.scopes:
+        group = view.select.args.get("group")
+        if group is None or not group.expressions:
+            continue
+        uses = by_scope.get(id(view), [])
+        equal = equated_columns(view, resolution)
+        named = {_key(u) for u in uses if any(u.node is e for e in group.expressions)} - {None}
+        grouped = {equal.find(key) for key in named}
+        for use in uses:
+            key = _key(use)
+            if key is None or key in named or not _ungrouped(use, view.select, group):
+                continue
+            if equal.find(key) in grouped or _key_covered(use, grouped, equal):
+                continue
+            name = use.node.sql(dialect=dialect)
+            if name not in found:
+                found.append(name)
+    return found
+
+
 def _key(use: ColumnUse) -> tuple[str, str] | None:
     """(alias, column) of a column that resolved to a schema table; None for anything else."""
     if use.status != "ok" or use.source is None or use.source.table is None:

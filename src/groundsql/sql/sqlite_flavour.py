@@ -1,0 +1,146 @@
+"""SQLite-flavoured SQL, carried to another engine with SQLite's meaning kept.
+
+The model can write the SQL it writes best, SQLite's, for any engine (`model_dialect=sqlite`); this module
+rewrites it for the engine. sqlglot does the syntax (STRFTIME, `||`, NULLS FIRST where the engine sorts NULLs
+last); the semantics sqlglot leaves alone are made explicit on the tree first:
+
+- names in the catalog's own spelling (SQLite matches names whatever their case);
+- a double-quoted word that names nothing is a string (SQLite's fallback);
+- LIKE ignores case (ILIKE, or `LOWER(…) LIKE LOWER(…)` on MariaDB/MySQL, whatever the column's collation);
+- an integer divided by an integer truncates (DuckDB's `//`, MySQL's and Spark's `DIV`; PostgreSQL's `/` does);
+- JULIANDAY as the engine's epoch days (`repairs.dates`).
+"""
+
+from __future__ import annotations
+
+import logging
+
+import sqlglot
+from sqlglot import exp
+from sqlglot.errors import ErrorLevel, SqlglotError
+
+from groundsql.catalog.schema import Schema
+from groundsql.sql.repairs.base import type_kind
+from groundsql.sql.repairs.dates import julianday_to_epoch_days
+from groundsql.sql.resolve import resolve
+
+log = logging.getLogger("groundsql")
+
+#: Engines whose `/` between integers does not truncate.
+_REAL_DIVISION = ("duckdb", "mysql", "spark")
+
+
+def from_sqlite(sql: str, dialect: str, schema: Schema | None = None) -> str:
+    """`sql` read as SQLite, written for `dialect` with SQLite's meaning.
+
+    Args:
+        sql: one query as SQLite reads it.
+        dialect: the sqlglot dialect of the engine.
+        schema: the database's structure (names and declared types); without it, names are kept as written and
+            no division is known to be between integers.
+
+    Returns:
+        The query for the engine; `sql` unchanged when the engine is SQLite or sqlglot cannot read or carry it
+        exactly (the engine's own error then says what is wrong).
+    """
+    if dialect == "sqlite" or not sql:
+        return sql
+    try:
+        tree = sqlglot.parse_one(sql, read="sqlite")
+    except (SqlglotError, ValueError):
+        return sql
+    if not isinstance(tree, exp.Query):
+        return sql
+    if schema is not None:
+        _strings_for_unknown_quoted_names(tree, schema)
+        integer_division(tree, schema, dialect)
+        _catalog_spelling(tree, schema, dialect)
+    for like in list(tree.find_all(exp.Like)):
+        like.replace(exp.ILike(**{k: v.copy() for k, v in like.args.items() if v is not None}))
+    julianday_to_epoch_days(tree, dialect)
+    try:
+        return tree.sql(dialect=dialect, unsupported_level=ErrorLevel.RAISE)
+    except (SqlglotError, ValueError) as exc:
+        log.debug("SQLite query kept as written for %s: %s", dialect, exc)
+        return sql
+
+
+def _names(schema: Schema) -> dict[str, str]:
+    """Lower-cased table and column names → the catalog's spelling."""
+    names = {}
+    for table in schema.tables:
+        names.setdefault(table.name.lower(), table.name)
+        for column in table.columns:
+            names.setdefault(column.name.lower(), column.name)
+    return names
+
+
+def _strings_for_unknown_quoted_names(tree: exp.Expression, schema: Schema) -> None:
+    known = set(_names(schema))
+    known |= {a.alias.lower() for a in tree.find_all(exp.Alias, exp.TableAlias) if a.alias}
+    known |= {t.alias.lower() for t in tree.find_all(exp.Table) if t.alias}
+    for column in list(tree.find_all(exp.Column)):
+        identifier = column.this
+        if (isinstance(identifier, exp.Identifier) and identifier.quoted and not column.table
+                and identifier.name.lower() not in known):
+            column.replace(exp.Literal.string(identifier.name))
+
+
+def _catalog_spelling(tree: exp.Expression, schema: Schema, dialect: str) -> None:
+    """Table and column names as the catalog spells them, quoted where the engine would fold them otherwise."""
+    names = _names(schema)
+    tables = {t.name.lower() for t in schema.tables}
+    aliases = {t.alias.lower() for t in tree.find_all(exp.Table) if t.alias}
+    for node in list(tree.find_all(exp.Table, exp.Column)):
+        _respell(node, "this", names, dialect)
+        if isinstance(node, exp.Column) and node.table and node.table.lower() in tables - aliases:
+            _respell(node, "table", names, dialect)  # a qualifier that is the table's own name
+
+
+def _respell(node: exp.Expression, key: str, names: dict[str, str], dialect: str) -> None:
+    identifier = node.args.get(key)
+    if not isinstance(identifier, exp.Identifier):
+        return
+    stored = names.get(identifier.name.lower())
+    if stored is None or stored == identifier.name and not identifier.quoted:
+        return
+    quoted = identifier.quoted or (dialect == "postgres" and stored != stored.lower())
+    node.set(key, exp.to_identifier(stored, quoted=quoted))
+
+
+def integer_division(tree: exp.Expression, schema: Schema, dialect: str) -> None:
+    """Each division of two integers (declared types, integer literals, COUNT…) in a SQLite tree → the engine's
+    truncating division, where its `/` would not truncate (DuckDB, MySQL/MariaDB, Spark)."""
+    if dialect not in _REAL_DIVISION:
+        return
+    resolution = resolve(tree, schema, "sqlite")
+    if resolution is None:
+        return
+    integer_columns = set()
+    for use in resolution.columns:
+        if use.status == "ok" and use.source is not None and use.source.table is not None:
+            declared = next((c.type for c in use.source.table.columns if c.name.lower() == use.name.lower()), "")
+            if type_kind(declared) == "number" and "INT" in declared.upper():
+                integer_columns.add(id(use.node))
+    for division in list(tree.find_all(exp.Div)):
+        if _integer(division.this, integer_columns) and _integer(division.expression, integer_columns):
+            division.replace(exp.IntDiv(this=division.this.copy(), expression=division.expression.copy()))
+
+
+def _integer(node: exp.Expression, integer_columns: set[int]) -> bool:
+    """Whether SQLite computes `node` as an integer, as far as the tree and the declared types tell."""
+    if isinstance(node, exp.Paren):
+        return _integer(node.this, integer_columns)
+    if isinstance(node, exp.Literal):
+        return not node.is_string and node.this.lstrip("-").isdigit()
+    if isinstance(node, exp.Column):
+        return id(node) in integer_columns
+    if isinstance(node, exp.Count):
+        return True
+    if isinstance(node, (exp.Sum, exp.Min, exp.Max, exp.Abs, exp.Neg)):
+        return _integer(node.this, integer_columns)
+    if isinstance(node, (exp.Add, exp.Sub, exp.Mul, exp.Mod)):
+        return _integer(node.this, integer_columns) and _integer(node.expression, integer_columns)
+    if isinstance(node, exp.Cast):
+        return node.to.is_type(*exp.DataType.INTEGER_TYPES)
+    return False

@@ -281,9 +281,14 @@ def spark_session(tmp_path_factory):
 
     from groundsql.db.spark import LOCAL_CONF
 
+    # Canaries only `${…}` substitution would reveal: the JVM's environment, a JVM property, a context setting.
+    canary = uuid.uuid4().hex[:8]
+    os.environ["GROUNDSQL_CANARY_JVM_ENV"] = f"GROUNDSQL_CANARY_JVM_ENV_{canary}"
     builder = SparkSession.builder.master("local[1]").appName("groundsql-tests")
     for key, value in {**LOCAL_CONF, "spark.sql.shuffle.partitions": "1", "spark.driver.memory": "768m",
-                       "spark.sql.warehouse.dir": str(tmp_path_factory.mktemp("spark-warehouse"))}.items():
+                       "spark.sql.warehouse.dir": str(tmp_path_factory.mktemp("spark-warehouse")),
+                       "spark.driver.extraJavaOptions": f"-Dgroundsql.canary=GROUNDSQL_CANARY_JVM_PROPERTY_{canary}",
+                       "spark.groundsql.canary_context": f"GROUNDSQL_CANARY_CONTEXT_{canary}"}.items():
         builder = builder.config(key, value)
     session = builder.getOrCreate()
     session.sparkContext.setLogLevel("ERROR")

@@ -197,6 +197,46 @@ def test_refused_statements_changed_nothing(spark_db, spark_folder: Path) -> Non
 
 
 @pytest.mark.integration
+def test_dollar_brace_is_refused_and_never_substituted(spark_db, spark_session) -> None:
+    """Spark replaces `${…}` in the raw text (the attack is real on a session with substitution on); groundsql's
+    session has it off, and the guard refuses `${` anywhere before that matters."""
+    probe = "SELECT '${system:groundsql.canary}' AS v"
+    planted = spark_session.sparkContext._jvm.System.getProperty("groundsql.canary")
+    other = spark_session.newSession()
+    other.conf.set("spark.sql.variable.substitute", "true")
+    assert other.sql(probe).first()[0] == planted and planted.startswith("GROUNDSQL_CANARY")
+    assert spark_db.substitution_off
+    for sql in (probe, "SELECT 1 AS `${env:HOME}`", "SELECT 1 -- ${system:line.separator} UNION ALL SELECT 2"):
+        with pytest.raises(RefusedStatement, match=r"'\$\{' is not allowed on Spark"):
+            spark_db.execute(sql)
+    assert spark_db._run(probe, 5, 20).rows == [("${system:groundsql.canary}",)]  # past the guard: not replaced
+
+
+@pytest.mark.integration
+@pytest.mark.parametrize(("sql", "rows"), [
+    ("SELECT 1 AS x -- a comment \\\nUNION ALL SELECT 2", [(1,), (2,)]),
+    ("SELECT 1 AS x -- a comment\rUNION ALL SELECT 2", [(1,), (2,)]),
+    ("SELECT 1 AS x -- a comment\u2028UNION ALL SELECT 2", [(1,)]),
+    ("SELECT 1 AS x /* -- */ UNION ALL SELECT 2 -- */", [(1,), (2,)]),
+    ("SELECT '-- not a comment' AS x", [("-- not a comment",)]),
+])
+def test_spark_runs_what_the_guard_read_without_comments(spark_db, sql: str, rows: list) -> None:
+    """Spark continues a `--` comment after a backslash (the guard read the next line as code) and sqlglot
+    ends one at other line ends: Spark now gets the statement without comments, so both read the same."""
+    assert sorted(spark_db.execute(sql).rows) == rows
+
+
+@pytest.mark.integration
+def test_driver_result_size_and_values_are_bounded(spark_db, spark_session) -> None:
+    assert spark_session.sparkContext.getConf().get("spark.driver.maxResultSize") == "256m"
+    for sql, named in [("SELECT length(lpad('a', CAST('1000000000' AS INT), 'b'))", "computed"),
+                       ("SELECT size(collect_list(repeat('x', 1000000))) FROM range(5000)", "at most 100,000")]:
+        with pytest.raises(RefusedStatement, match=named):
+            spark_db.execute(sql)
+    assert spark_db.execute("SELECT max(length(repeat('#', least(song_id, 50)))) FROM song").rows == [(50,)]
+
+
+@pytest.mark.integration
 def test_catalog_tables_and_views_of_a_database(spark_session) -> None:
     from groundsql.catalog import introspect
     from groundsql.db import Database
@@ -267,6 +307,44 @@ def test_ask_on_spark_with_a_scripted_model(spark_db) -> None:
     assert answer.result is not None and answer.result.rows == [(2,)] and answer.error is None
 
 
+#: Statements run past the guard in a fresh process with groundsql's own local session: one the optimizer
+#: works on past any limit (cancelling its job group does nothing), one that runs the JVM out of memory, one
+#: whose task runs on after its job is cancelled (it held local[1]'s only core: the next query took 93 s).
+WEDGES = [
+    ("WITH " + ", ".join(["t0 AS (SELECT 'x' AS s)"] + [f"t{i} AS (SELECT concat(s, s) AS s FROM t{i - 1})"
+                                                        for i in range(1, 21)]) + " SELECT length(s) FROM t20",
+     "QueryTimeout"),
+    ("SELECT length(lpad('a', CAST('1000000000' AS INT), 'b'))", "DatabaseError"),
+    ("SELECT id FROM range(1000000000) ORDER BY rand() LIMIT 5", "QueryTimeout"),  # its task ignores the cancel
+]
+
+
+@pytest.mark.integration
+@pytest.mark.slow
+@pytest.mark.parametrize(("sql", "verdict"), WEDGES, ids=["planning-bomb", "out-of-memory", "task-ignores-cancel"])
+def test_a_wedged_or_dead_local_session_ends_in_time_and_restarts(spark_session, sql: str, verdict: str,
+                                                                    tmp_path: Path) -> None:
+    """The statement ends within its limit + 2 s (the JVM groundsql started is ended when cancelling does not
+    stop it, or it exits out of memory), the process stays under 1.5 GB, and the next query answers on a fresh
+    session. A separate process: these end the JVM, which must not be the test run's own."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    script = Path(__file__).resolve().parents[2] / "benchmarks" / "spark_limits.py"
+    done = subprocess.run([sys.executable, str(script), "--one", sql, "--timeout", "3", "--raw"],
+                          capture_output=True, text=True, timeout=400, cwd=tmp_path,
+                          env={**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)})
+    line = next((ln for ln in done.stdout.splitlines() if ln.startswith("RESULT ")), None)
+    assert line is not None, done.stderr[-2000:]
+    result = json.loads(line.removeprefix("RESULT "))
+    assert result["verdict"] == verdict, result
+    assert result["ended_s"] <= 3 + 2, result
+    assert result["peak_mb"] < 1536, result
+    assert result["next_ok"], result
+
+
 # -- Spark Connect -----------------------------------------------------------------------------------
 
 
@@ -333,6 +411,29 @@ def test_spark_connect_end_to_end(connect_server: str) -> None:
             db.execute("SELECT COUNT(*) FROM range(0, 100000000000) a", timeout_s=2)
         assert time.perf_counter() - started < 30
         assert db.execute("SELECT COUNT(*) FROM singer").rows == [(3,)]
+
+
+@pytest.mark.integration
+@pytest.mark.slow
+def test_spark_connect_never_substitutes_and_never_sees_comments(connect_server: str) -> None:
+    """Through Spark Connect, where groundsql does not own the server: the session is set to substitution off,
+    every substitution and comment attack is refused, and what runs has no comments."""
+    from groundsql.db import Database
+    from tests.security.harness import attack_files, run_attacks
+
+    probe = "SELECT '${system:user.home}' AS v"
+    with Database(connect_server, timeout_s=120) as db:
+        assert db.substitution_off
+        db.session.conf.set("spark.sql.variable.substitute", "true")  # the attack is real on this server
+        home = db.session.sql(probe).first()[0]
+        assert home and "${" not in home
+        db.session.conf.set("spark.sql.variable.substitute", "false")
+        attacks = [a for a in attack_files("spark", slow=False) if a[1] in ("substitution", "comments")]
+        outcomes = run_attacks(db, attacks, [home], timeout_s=20)
+        assert len(outcomes) >= 45
+        assert [(o.sql, o.verdict, o.detail) for o in outcomes if o.verdict != "refused"] == []
+        assert db._run(probe, 5, 60).rows == [("${system:user.home}",)]
+        assert sorted(db.execute("SELECT 1 AS x -- c \\\nUNION ALL SELECT 2").rows) == [(1,), (2,)]
 
 
 @pytest.mark.integration

@@ -382,6 +382,7 @@ def spark_target(folder: Path) -> Target:
         state["cached"] = [t for t in DDL if session.catalog.isCached(f"{name}.{t}")]
         state["files"] = file_state(warehouse)
         state["secret_file"] = file_state(folder)
+        state["jvm_property"] = session.sparkContext._jvm.System.getProperty("groundsql.pwned")
         return state
 
     def close() -> None:
@@ -390,7 +391,13 @@ def spark_target(folder: Path) -> Target:
         session.catalog.dropGlobalTempView("groundsql_secret")
         session.conf.unset("spark.groundsql.canary")
 
-    secrets = [row_secret, view_secret, file_secret, conf_secret, env_secret, str(warehouse)]
+    # Planted when the JVM started (tests/conftest.py): only `${env:…}`, `${system:…}` or `${spark.…}`
+    # substitution, or a Java call, would reveal them.
+    jvm_env = os.environ.get("GROUNDSQL_CANARY_JVM_ENV")
+    jvm_property = session.sparkContext._jvm.System.getProperty("groundsql.canary")
+    context_conf = session.sparkContext.getConf().get("spark.groundsql.canary_context", None)
+    secrets = [row_secret, view_secret, file_secret, conf_secret, env_secret, str(warehouse),
+               *(s for s in (jvm_env, jvm_property, context_conf) if s)]
     return Target("spark", f"spark+local://?database={name}", secrets, snapshot, close)
 
 

@@ -251,7 +251,7 @@ def _format_size(node: exp.Func) -> float | None:
             continue
         for part in match.groups():
             if part == "*":
-                size = _constant(arguments[position]) if position < len(arguments) else None
+                size = constant_number(arguments[position]) if position < len(arguments) else None
                 position += 1
                 if size is not None:
                     sizes.append(size)
@@ -263,16 +263,19 @@ def _format_size(node: exp.Func) -> float | None:
 
 def _check_value_size(node: exp.Func) -> None:
     key = SIZED_FUNCTIONS.get(type(node))
-    size = _constant(node.args.get(key)) if key else _format_size(node)
+    size = constant_number(node.args.get(key)) if key else _format_size(node)
     if size is not None and size > MAX_CONSTANT_VALUE_SIZE:
         raise RefusedStatement(f"refused: {node.sql_name().lower()}() would build a value of {size:,.0f} "
                                f"characters (at most {MAX_CONSTANT_VALUE_SIZE:,} allowed)")
 
 
-def _constant(node: exp.Expression | None) -> float | None:
+def constant_number(node: exp.Expression | None) -> float | None:
     """The value of a number written with literals and + - * ^, or None."""
     if isinstance(node, exp.Paren):
-        return _constant(node.this)
+        return constant_number(node.this)
+    if isinstance(node, exp.Neg):
+        value = constant_number(node.this)
+        return None if value is None else -value
     if isinstance(node, exp.Literal) and node.is_number:
         try:
             return float(node.this)
@@ -281,7 +284,7 @@ def _constant(node: exp.Expression | None) -> float | None:
     operations = {exp.Mul: lambda a, b: a * b, exp.Add: lambda a, b: a + b, exp.Sub: lambda a, b: a - b,
                   exp.Pow: lambda a, b: a ** min(b, 64)}
     if type(node) in operations:
-        left, right = _constant(node.this), _constant(node.expression)
+        left, right = constant_number(node.this), constant_number(node.expression)
         if left is not None and right is not None:
             try:
                 return float(operations[type(node)](left, right))

@@ -23,7 +23,7 @@ from groundsql.db.database import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_S, Database,
 from groundsql.db.guard import Scope, check_statement
 from groundsql.db.limits import EngineLimits
 from groundsql.db.result import Result
-from groundsql.db.spark_guard import check_spark_statement, check_spark_tree
+from groundsql.db.spark_guard import check_spark_statement, check_spark_text, check_spark_tree, executable_sql
 from groundsql.db.spark_urls import (
     is_spark_url,
     spark_connection_url,
@@ -38,13 +38,26 @@ from groundsql.errors import ConfigError, DatabaseError, QueryTimeout
 log = logging.getLogger("groundsql")
 
 #: Settings for a local session started by groundsql (an existing session in the process is reused as is).
+#: Variable substitution off: Spark would otherwise replace `${…}` in a statement after the guard read it.
+#: The driver's heap and the size of the results it collects are bounded, so one statement cannot take the
+#: machine's memory; a JVM out of memory exits (and is restarted) rather than limping on.
 LOCAL_CONF = {
     "spark.ui.enabled": "false",
     "spark.ui.showConsoleProgress": "false",
     "spark.sql.shuffle.partitions": "4",
     "spark.sql.session.timeZone": "UTC",
     "spark.sql.ansi.enabled": "false",
+    "spark.sql.variable.substitute": "false",
+    "spark.driver.memory": "1g",
+    "spark.driver.maxResultSize": "256m",
 }
+
+#: Session settings groundsql sets on every session it opens (its own, on a cluster, through Spark Connect).
+SESSION_CONF = {"spark.sql.variable.substitute": "false"}
+
+#: Seconds past the time limit after which a query that cancellation did not stop counts as stuck: a local
+#: session groundsql started is then restarted (its JVM ended), any other one is interrupted and reported.
+STUCK_AFTER_S = 1.0
 
 _START_LOCK = threading.Lock()
 
@@ -82,20 +95,11 @@ class SparkDatabase(Database, handles=is_spark_url):
         self._scope: Scope | None = None
         self._scope_lock = threading.Lock()
         self.mode = spark_mode(url)
-        self._session = _open_session(url)
+        self._url = url
         self._file_views: set[str] = set()
+        self._session, self._generation = _open_session(url), _GENERATION
         _warm_dialect(self.dialect)
-        database = spark_database(url)
-        try:
-            if database:
-                self._session.catalog.setCurrentDatabase(database)
-            local = spark_local_path(url)
-            if local is not None:
-                self._register_files(local)
-        except DatabaseError:
-            raise
-        except Exception as exc:
-            raise DatabaseError(f"cannot open {self.display}: {_spark_message(exc)}") from None
+        self._prepare_session()
 
     # -- public -----------------------------------------------------------------------------------
 
@@ -106,23 +110,28 @@ class SparkDatabase(Database, handles=is_spark_url):
     @property
     def session(self) -> Any:
         """The pyspark `SparkSession` (for loading data in tests and `eval load`; queries go through execute)."""
-        return self._session
+        return self._live_session()
 
     def execute(self, sql: str, *, max_rows: int | None = None, timeout_s: float | None = None) -> Result:
-        """Check `sql` with the common guard and Spark's own checks, then run it within the limits."""
+        """Check `sql` with the common guard and Spark's own checks, then run it, without its comments, within
+        the limits."""
+        check_spark_text(sql)
         check_spark_statement(sql)
         check_spark_tree(check_statement(sql, self.dialect, allow_system_catalogs=self.allow_system_catalogs))
         check_statement(sql, self.dialect, scope=self.scope(), allow_system_catalogs=self.allow_system_catalogs)
-        return self._run(sql.strip().rstrip(";"), max_rows or self.max_rows, timeout_s or self.timeout_s)
+        return self._run(executable_sql(sql).strip().rstrip(";").strip(), max_rows or self.max_rows,
+                         timeout_s or self.timeout_s)
 
     def execute_catalog_query(self, sql: str, *, max_rows: int | None = None) -> Result:
+        check_spark_text(sql)
         check_spark_tree(check_statement(sql, self.dialect, allow_system_catalogs=True))
-        return self._run(sql.strip().rstrip(";"), max_rows or self.max_rows, self.timeout_s)
+        return self._run(executable_sql(sql).strip().rstrip(";").strip(), max_rows or self.max_rows,
+                         self.timeout_s)
 
     def relations(self) -> list[SparkRelation]:
         """Tables and views of the current database (temporary views included), with their columns. Files a
         local session exposes count as tables."""
-        catalog = self._session.catalog
+        catalog = self._live_session().catalog
         found: list[SparkRelation] = []
         try:
             for table in sorted(catalog.listTables(), key=lambda t: t.name):
@@ -138,7 +147,7 @@ class SparkDatabase(Database, handles=is_spark_url):
     def _load_scope(self) -> Scope:
         """The current database's tables and views plus this session's temporary views (unqualified names
         resolve to those first in Spark), qualified by the current catalog."""
-        catalog = self._session.catalog
+        catalog = self._live_session().catalog
         try:
             database = catalog.currentDatabase().lower()
             current_catalog = catalog.currentCatalog().lower()
@@ -155,7 +164,55 @@ class SparkDatabase(Database, handles=is_spark_url):
                 pass
         # Local and cluster sessions share the process's SparkContext; it stops when the process ends.
 
+    @property
+    def substitution_off(self) -> bool:
+        """Whether this session reports variable substitution off (`${` is refused either way)."""
+        try:
+            return str(self._session.conf.get("spark.sql.variable.substitute", "true")).lower() == "false"
+        except Exception:
+            return False
+
+    @property
+    def owns_session(self) -> bool:
+        """A local session whose JVM groundsql started: it may end and restart it when a statement wedges it."""
+        return self.mode == "local" and _owned_context() is not None and self._generation == _GENERATION
+
     # -- setup ------------------------------------------------------------------------------------
+
+    def _prepare_session(self) -> None:
+        """Session settings, the current database and the local folder's files as views."""
+        for key, value in SESSION_CONF.items():
+            try:
+                self._session.conf.set(key, value)
+            except Exception as exc:  # a server may forbid it; `${` is refused by the guard regardless
+                log.warning("cannot set %s=%s on %s: %s", key, value, self.display, _spark_message(exc))
+        database = spark_database(self._url)
+        try:
+            if database:
+                self._session.catalog.setCurrentDatabase(database)
+            local = spark_local_path(self._url)
+            if local is not None:
+                self._file_views.clear()
+                self._register_files(local)
+        except DatabaseError:
+            raise
+        except Exception as exc:
+            raise DatabaseError(f"cannot open {self.display}: {_spark_message(exc)}") from None
+
+    def _live_session(self) -> Any:
+        """This database's session, reopened first when groundsql restarted the local JVM since (or restarts it
+        now, when it ended outside a statement)."""
+        if self._generation == _GENERATION and self.mode == "local" and not self._alive() \
+                and not _restart_local_jvm(self._generation):
+            raise DatabaseError(f"the Spark session of {self.display} ended (its SparkContext stopped); "
+                                    "connect again")
+        if self._generation != _GENERATION:
+            if self.mode != "local":
+                raise DatabaseError(f"the Spark session of {self.display} ended; connect again")
+            log.info("reopening %s on the restarted local Spark session", self.display)
+            self._session, self._generation = _open_session(self._url), _GENERATION
+            self._prepare_session()
+        return self._session
 
     def _register_files(self, path) -> None:
         """Expose each data file (or Parquet folder) as a temporary view named after it."""
@@ -176,26 +233,87 @@ class SparkDatabase(Database, handles=is_spark_url):
     # -- execution --------------------------------------------------------------------------------
 
     def _run(self, sql: str, max_rows: int, timeout_s: float) -> Result:
-        """Run an already-checked statement in its own cancellable job group, keeping at most `max_rows`."""
+        """Run an already-checked statement in its own cancellable job group, keeping at most `max_rows`.
+
+        At the time limit the job group is cancelled (again every `CANCEL_EVERY_S`); a statement still running
+        `STUCK_AFTER_S` later (planning, or a task that ignores cancellation) ends the local JVM groundsql
+        started, so the call returns and the next statement gets a fresh session."""
+        session = self._live_session()
         started = time.perf_counter()
         group = f"groundsql-{uuid.uuid4().hex[:12]}"
-        fired, done = threading.Event(), threading.Event()
+        fired, done, stuck = threading.Event(), threading.Event(), threading.Event()
         cancel = self._group(group)
-        watcher = threading.Thread(target=_cancel_after, args=(timeout_s, cancel, fired, done), daemon=True)
+
+        def unstick() -> None:
+            stuck.set()
+            self._unstick()
+
+        watcher = threading.Thread(target=_cancel_after, args=(timeout_s, cancel, fired, done, unstick), daemon=True)
         try:
             watcher.start()
-            frame = self._session.sql(sql)
+            frame = session.sql(sql)
             columns = list(frame.columns)
             rows = [tuple(row) for row in frame.take(max_rows + 1)]
         except Exception as exc:
+            message = _spark_message(exc)
+            if fired.is_set() and not stuck.is_set() and self.owns_session and self._still_running(group):
+                stuck.set()  # the job is cancelled but its tasks run on, holding the session's cores
+                _kill_local_jvm()
+            ended = stuck.is_set() or not self._alive()
+            restarted = ended and self.mode == "local" and _restart_local_jvm(self._generation)
+            if restarted:
+                log.warning("the local Spark session ended (%s); it restarts for the next statement", message)
             if fired.is_set():
-                raise QueryTimeout(f"query cancelled after {timeout_s:g} s time limit") from None
-            raise DatabaseError(_spark_message(exc)) from None
+                tail = "; it did not stop, so the local Spark session was restarted" if restarted else ""
+                raise QueryTimeout(f"query cancelled after {timeout_s:g} s time limit{tail}") from None
+            if ended:
+                after = "it restarts for the next statement" if restarted else "connect again"
+                raise DatabaseError(f"the Spark session ended while running the statement (out of memory or "
+                                    f"killed: {message}); {after}") from None
+            raise DatabaseError(message) from None
         finally:
             done.set()
             self._end_group(group)
         return Result(columns=columns, rows=rows[:max_rows], truncated=len(rows) > max_rows,
                       elapsed_s=time.perf_counter() - started, sql=sql)
+
+    def _still_running(self, group: str) -> bool:
+        """Whether tasks of the cancelled job group `group` still run `STUCK_AFTER_S` after its cancellation
+        returned (a task that never checks for cancellation keeps a local session's cores busy for minutes)."""
+        deadline = time.monotonic() + STUCK_AFTER_S
+        try:
+            tracker = self._session.sparkContext.statusTracker()
+            while True:
+                stages = [tracker.getStageInfo(stage) for job in tracker.getJobIdsForGroup(group)
+                          for stage in (getattr(tracker.getJobInfo(job), "stageIds", None) or [])]
+                if not any(stage is not None and stage.numActiveTasks > 0 for stage in stages):
+                    return False
+                if time.monotonic() >= deadline:
+                    return True
+                time.sleep(0.1)
+        except Exception:  # the JVM is gone: nothing runs
+            return False
+
+    def _unstick(self) -> None:
+        """A statement ignored cancellation past the limit: end the local JVM groundsql started (the blocked
+        call then fails at once), or interrupt every operation of a Spark Connect session."""
+        if self.mode == "connect":
+            self._session.interruptAll()
+        elif self.owns_session:
+            log.warning("a Spark statement ignored cancellation; ending the local Spark JVM")
+            _kill_local_jvm()
+        else:
+            log.warning("a Spark statement ignored cancellation on a session groundsql did not start; it runs on")
+
+    def _alive(self) -> bool:
+        """Whether the session's SparkContext (or Spark Connect server) still answers."""
+        try:
+            if self.mode == "connect":
+                self._session.range(1).collect()
+                return True
+            return not self._session.sparkContext._jsc.sc().isStopped()
+        except Exception:
+            return False
 
     def _group(self, group: str):
         """Tag this thread's next jobs with `group`; return the function that cancels them."""
@@ -221,21 +339,76 @@ class SparkDatabase(Database, handles=is_spark_url):
 CANCEL_EVERY_S = 0.5
 
 
-def _cancel_after(timeout_s: float, cancel, fired: threading.Event, done: threading.Event) -> None:
+def _cancel_after(timeout_s: float, cancel, fired: threading.Event, done: threading.Event, unstick) -> None:
     """At the time limit, cancel the query's jobs, and again every `CANCEL_EVERY_S` until it returns: a
     cancellation only reaches jobs already submitted, and a query still being planned (or between jobs) at the
-    limit would otherwise start its jobs afterwards and run to the end."""
+    limit would otherwise start its jobs afterwards and run to the end. `STUCK_AFTER_S` past the limit,
+    `unstick()` once."""
     if done.wait(timeout_s):
         return
     fired.set()
+    deadline = time.monotonic() + STUCK_AFTER_S
     while True:
         try:
             cancel()
         except Exception as exc:  # the session is gone: nothing left to cancel
             log.debug("cancelling a Spark query failed: %s", exc)
             return
-        if done.wait(CANCEL_EVERY_S):
+        if done.wait(max(0.0, min(CANCEL_EVERY_S, deadline - time.monotonic()))):
             return
+        if time.monotonic() >= deadline:
+            try:
+                unstick()
+            except Exception as exc:
+                log.debug("ending a stuck Spark query failed: %s", exc)
+            return
+
+
+#: The SparkContext groundsql started in this process (None: none, or one the user started), and how many
+#: times groundsql restarted it (a `SparkDatabase` made before a restart reopens its session).
+_OWNED: dict[str, Any] = {"context": None}
+_GENERATION = 0
+
+
+def _owned_context() -> Any:
+    return _OWNED["context"]
+
+
+def _kill_local_jvm() -> None:
+    """End the JVM of the SparkContext groundsql started (Py4J calls waiting on it fail at once)."""
+    from pyspark import SparkContext
+
+    process = getattr(SparkContext._gateway, "proc", None)
+    if process is not None and process.poll() is None:
+        process.kill()
+        process.wait(timeout=30)
+
+
+def _restart_local_jvm(generation: int) -> bool:
+    """Forget a local JVM groundsql started that ended or wedged, so that the next session starts a fresh one.
+    Returns whether it did (False: already done for `generation`, or not groundsql's JVM)."""
+    global _GENERATION
+    with _START_LOCK:
+        if generation != _GENERATION or _owned_context() is None:
+            return False
+        from pyspark import SparkContext
+        from pyspark.sql import SparkSession
+
+        _kill_local_jvm()
+        gateway = SparkContext._gateway
+        try:
+            if gateway is not None:
+                gateway.shutdown()
+        except Exception:  # its JVM is gone
+            pass
+        SparkContext._gateway = None
+        SparkContext._jvm = None
+        SparkContext._active_spark_context = None
+        SparkSession._instantiatedSession = None
+        SparkSession._activeSession = None
+        _OWNED["context"] = None
+        _GENERATION += 1
+        return True
 
 
 def _open_session(url: str) -> Any:
@@ -262,14 +435,18 @@ def _open_session(url: str) -> Any:
             if active is None:
                 builder = SparkSession.builder.master(master).appName("groundsql")
                 log_conf = Path(__file__).with_name("spark_log4j2.properties")
+                java_options = "-XX:+ExitOnOutOfMemoryError"  # a JVM out of memory ends; groundsql restarts it
                 if log_conf.is_file():  # the driver JVM starts with it: no WARN wall on the user's terminal
-                    builder = builder.config("spark.driver.extraJavaOptions", f"-Dlog4j2.configurationFile={log_conf}")
+                    java_options += f" -Dlog4j2.configurationFile={log_conf}"
+                builder = builder.config("spark.driver.extraJavaOptions", java_options)
                 for key, value in LOCAL_CONF.items():
                     builder = builder.config(key, value)
                 if mode == "local":  # groundsql writes no managed table: no spark-warehouse/ in the working folder
                     builder = builder.config("spark.sql.warehouse.dir", _private_warehouse())
                 active = builder.getOrCreate()
                 active.sparkContext.setLogLevel("ERROR")
+                if mode == "local":
+                    _OWNED["context"] = active.sparkContext
             return active.newSession()
     except ConfigError:
         raise

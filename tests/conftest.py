@@ -284,7 +284,8 @@ def spark_session(tmp_path_factory):
     # Canaries only `${…}` substitution would reveal: the JVM's environment, a JVM property, a context setting.
     canary = uuid.uuid4().hex[:8]
     os.environ["GROUNDSQL_CANARY_JVM_ENV"] = f"GROUNDSQL_CANARY_JVM_ENV_{canary}"
-    builder = SparkSession.builder.master("local[1]").appName("groundsql-tests")
+    # Two task slots: a task that runs on past its job's cancel holds one of them, not every later query.
+    builder = SparkSession.builder.master("local[2]").appName("groundsql-tests")
     for key, value in {**LOCAL_CONF, "spark.sql.shuffle.partitions": "1", "spark.driver.memory": "768m",
                        "spark.sql.warehouse.dir": str(tmp_path_factory.mktemp("spark-warehouse")),
                        "spark.driver.extraJavaOptions": f"-Dgroundsql.canary=GROUNDSQL_CANARY_JVM_PROPERTY_{canary}",

@@ -91,7 +91,8 @@ def test_row_cap_is_pushed_down_and_flagged(spark_db) -> None:
 def test_timeout_cancels_the_job_group_and_the_session_survives(spark_db) -> None:
     started = time.perf_counter()
     with pytest.raises(QueryTimeout, match="time limit"):
-        spark_db.execute("SELECT COUNT(*) FROM range(0, 100000000000) a", timeout_s=1)
+        # Sized to end on its own within a minute: were the cancel ignored, the test fails instead of hanging.
+        spark_db.execute("SELECT COUNT(*) FROM range(0, 5000000000) a", timeout_s=1)
     assert time.perf_counter() - started < 15
     assert spark_db.execute("SELECT COUNT(*) FROM singer").rows == [(4,)]
 
@@ -102,7 +103,8 @@ def test_a_limit_that_passes_before_the_job_starts_still_cancels_it(spark_db) ->
     used to run on to the end, holding a local[1] session for every later query)."""
     started = time.perf_counter()
     with pytest.raises(QueryTimeout, match="time limit"):
-        spark_db.execute("SELECT COUNT(*) FROM range(1000000) a CROSS JOIN range(1000000) b", timeout_s=0.01)
+        # Sized to end on its own within a minute: were the cancel ignored, the test fails instead of hanging.
+        spark_db.execute("SELECT COUNT(*) FROM range(50000) a CROSS JOIN range(50000) b", timeout_s=0.01)
     assert time.perf_counter() - started < 15
     assert spark_db.execute("SELECT COUNT(*) FROM singer").rows == [(4,)]
 

@@ -92,7 +92,7 @@ def test_timeout_cancels_the_job_group_and_the_session_survives(spark_db) -> Non
     started = time.perf_counter()
     with pytest.raises(QueryTimeout, match="time limit"):
         # Sized to end on its own within a minute: were the cancel ignored, the test fails instead of hanging.
-        spark_db.execute("SELECT COUNT(*) FROM range(0, 5000000000) a", timeout_s=1)
+        spark_db.execute("SELECT SUM(id * 7 % 13) FROM range(0, 5000000000) a", timeout_s=1)
     assert time.perf_counter() - started < 15
     assert spark_db.execute("SELECT COUNT(*) FROM singer").rows == [(4,)]
 
@@ -314,8 +314,8 @@ def test_ask_on_spark_with_a_scripted_model(spark_db) -> None:
 #: whose task runs on after its job is cancelled (it held local[1]'s only core: the next query took 93 s).
 WEDGES = [
     ("WITH " + ", ".join(["t0 AS (SELECT 'x' AS s)"] + [f"t{i} AS (SELECT concat(s, s) AS s FROM t{i - 1})"
-                                                        for i in range(1, 21)]) + " SELECT length(s) FROM t20",
-     "QueryTimeout"),
+                                                        for i in range(1, 23)]) + " SELECT length(s) FROM t22",
+     "QueryTimeout|DatabaseError"),  # 20 doublings planned in 3.5 s on an idle core; 22 take 4x longer or run out
     ("SELECT length(lpad('a', CAST('1000000000' AS INT), 'b'))", "DatabaseError"),
     ("SELECT id FROM range(1000000000) ORDER BY rand() LIMIT 5", "QueryTimeout"),  # its task ignores the cancel
 ]
@@ -341,7 +341,7 @@ def test_a_wedged_or_dead_local_session_ends_in_time_and_restarts(spark_session,
     line = next((ln for ln in done.stdout.splitlines() if ln.startswith("RESULT ")), None)
     assert line is not None, done.stderr[-2000:]
     result = json.loads(line.removeprefix("RESULT "))
-    assert result["verdict"] == verdict, result
+    assert result["verdict"] in verdict.split("|"), result
     assert result["ended_s"] <= 3 + 2, result
     assert result["peak_mb"] < 1536, result
     assert result["next_ok"], result

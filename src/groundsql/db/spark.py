@@ -347,21 +347,22 @@ def _cancel_after(timeout_s: float, cancel, fired: threading.Event, done: thread
     if done.wait(timeout_s):
         return
     fired.set()
-    deadline = time.monotonic() + STUCK_AFTER_S
+    deadline: float | None = time.monotonic() + STUCK_AFTER_S
     while True:
         try:
             cancel()
         except Exception as exc:  # the session is gone: nothing left to cancel
             log.debug("cancelling a Spark query failed: %s", exc)
             return
-        if done.wait(max(0.0, min(CANCEL_EVERY_S, deadline - time.monotonic()))):
+        wait = CANCEL_EVERY_S if deadline is None else max(0.0, min(CANCEL_EVERY_S, deadline - time.monotonic()))
+        if done.wait(wait):
             return
-        if time.monotonic() >= deadline:
-            try:
+        if deadline is not None and time.monotonic() >= deadline:
+            deadline = None  # once: afterwards keep cancelling jobs the statement still submits (a session
+            try:             # groundsql did not start is never ended, so a late job must be cancelled too)
                 unstick()
             except Exception as exc:
                 log.debug("ending a stuck Spark query failed: %s", exc)
-            return
 
 
 #: The SparkContext groundsql started in this process (None: none, or one the user started), and how many

@@ -28,38 +28,22 @@ def group_dependent_columns(tree: exp.Expression, facts: RepairFacts) -> RuleOut
     outcome = RuleOutcome()
     if not is_grouping_error(facts.error):
         return outcome
-    resolution = resolve(tree, facts.schema, facts.dialect)
-    if resolution is None:
-        return outcome
-    by_scope: dict[int, list[ColumnUse]] = {}
-    for use in resolution.columns:
-        by_scope.setdefault(id(use.scope), []).append(use)
-    for view in resolution.scopes:
-        group = view.select.args.get("group")
-        if group is None or not group.expressions:
-            continue
-        uses = by_scope.get(id(view), [])
-        equal = equated_columns(view, resolution)
-        named = {_key(u) for u in uses if any(u.node is e for e in group.expressions)} - {None}
-        grouped = {equal.find(key) for key in named}
-        added: list[exp.Column] = []
-        for use in uses:
-            key = _key(use)
-            if key is None or key in named or not _ungrouped(use, view.select, group):
-                continue
-            if equal.find(key) in grouped or _key_covered(use, grouped, equal):
-                if not any(_same(use.node, c) for c in added):
-                    added.append(use.node)
-            else:
-                name = use.node.sql(dialect=facts.dialect)
-                hint = (f"{name} is neither grouped nor aggregated, and the GROUP BY columns do not determine it: "
-                        "add it to GROUP BY if each group should split by it, or aggregate it.")
-                if hint not in outcome.hints:
-                    outcome.hints.append(hint)
-        if added:
-            group.set("expressions", [*group.expressions, *(c.copy() for c in added)])
-            outcome.changes.append("GROUP BY + " + ", ".join(c.sql(dialect=facts.dialect) for c in added) +
-                                   " (determined by the grouped columns)")
+    added: dict[int, tuple[exp.Group, list[exp.Column]]] = {}
+    for group, use, determined in _ungrouped_columns(tree, facts.schema, facts.dialect):
+        if determined:
+            _, columns = added.setdefault(id(group), (group, []))
+            if not any(_same(use.node, c) for c in columns):
+                columns.append(use.node)
+        else:
+            name = use.node.sql(dialect=facts.dialect)
+            hint = (f"{name} is neither grouped nor aggregated, and the GROUP BY columns do not determine it: "
+                    "add it to GROUP BY if each group should split by it, or aggregate it.")
+            if hint not in outcome.hints:
+                outcome.hints.append(hint)
+    for group, columns in added.values():
+        group.set("expressions", [*group.expressions, *(c.copy() for c in columns)])
+        outcome.changes.append("GROUP BY + " + ", ".join(c.sql(dialect=facts.dialect) for c in columns) +
+                               " (determined by the grouped columns)")
     return outcome
 
 
@@ -67,13 +51,23 @@ def undetermined_columns(tree: exp.Expression, schema, dialect: str) -> list[str
     """Columns beside GROUP BY (selected, in HAVING or ORDER BY) that are neither grouped nor aggregated and that
     the grouped columns do not determine: SQLite returns an arbitrary row's value for them. Empty when the query
     does not resolve."""
+    found: list[str] = []
+    for _, use, determined in _ungrouped_columns(tree, schema, dialect):
+        name = use.node.sql(dialect=dialect)
+        if not determined and name not in found:
+            found.append(name)
+    return found
+
+
+def _ungrouped_columns(tree: exp.Expression, schema, dialect: str):
+    """Each (GROUP BY, column use, whether the grouped columns determine it) for the plain columns beside a
+    GROUP BY that are neither grouped nor aggregated, scope by scope."""
     resolution = resolve(tree, schema, dialect)
     if resolution is None:
-        return []
+        return
     by_scope: dict[int, list[ColumnUse]] = {}
     for use in resolution.columns:
         by_scope.setdefault(id(use.scope), []).append(use)
-    found: list[str] = []
     for view in resolution.scopes:
         group = view.select.args.get("group")
         if group is None or not group.expressions:
@@ -86,12 +80,7 @@ def undetermined_columns(tree: exp.Expression, schema, dialect: str) -> list[str
             key = _key(use)
             if key is None or key in named or not _ungrouped(use, view.select, group):
                 continue
-            if equal.find(key) in grouped or _key_covered(use, grouped, equal):
-                continue
-            name = use.node.sql(dialect=dialect)
-            if name not in found:
-                found.append(name)
-    return found
+            yield group, use, equal.find(key) in grouped or _key_covered(use, grouped, equal)
 
 
 def _key(use: ColumnUse) -> tuple[str, str] | None:

@@ -8,7 +8,7 @@ import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor, as_completed
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -40,9 +40,12 @@ from groundsql.evaluation.suite import (
 from groundsql.evaluation.summary import summarize
 from groundsql.models import Model, load_model
 from groundsql.options import Options, parse_options
+from groundsql.selection.calibration import Signals
 from groundsql.trace import Trace
 
 log = logging.getLogger("groundsql")
+
+_SIGNAL_FIELDS = frozenset(f.name for f in fields(Signals))
 
 #: The most questions run at once.
 MAX_WORKERS = 64
@@ -499,6 +502,9 @@ class _Job:
         decisions = [n["stage"] for n in ctx.trace.notes("auto") if n.get("stage")]
         if decisions:  # auto: cheap, sanity-repair, escalate, no-escalation, abstain (its benchmark shares)
             record["auto_path"] = decisions
+        scored = [n for n in ctx.trace.notes("auto") + ctx.trace.notes("confidence") if "confidence" in n]
+        if scored:  # the calibration signals behind the last confidence (benchmarks/calibration_fit.py)
+            record["signals"] = {k: v for k, v in scored[-1].items() if k in _SIGNAL_FIELDS}
         if paths:  # agentnlq: solved on the fast path, after escalation, or not at all (its benchmark shares)
             record["agentnlq_path"] = paths[-1]
         if ctx.trace.notes("apex.budget"):  # apex: its trajectories and switches, read question by question

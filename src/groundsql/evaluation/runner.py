@@ -502,7 +502,7 @@ class _Job:
         decisions = [n["stage"] for n in ctx.trace.notes("auto") if n.get("stage")]
         if decisions:  # auto: cheap, sanity-repair, escalate, no-escalation, abstain (its benchmark shares)
             record["auto_path"] = decisions
-        scored = [n for n in ctx.trace.notes("auto") + ctx.trace.notes("confidence") if "confidence" in n]
+        scored = [n for n in ctx.trace.notes("auto") + ctx.trace.notes("confidence") if "ran" in n]
         if scored:  # the calibration signals behind the last confidence (benchmarks/calibration_fit.py)
             record["signals"] = {k: v for k, v in scored[-1].items() if k in _SIGNAL_FIELDS}
         if paths:  # agentnlq: solved on the fast path, after escalation, or not at all (its benchmark shares)

@@ -89,7 +89,8 @@ def auto(ctx: Context, options: AutoOptions) -> Answer:
     findings = {id(c): _findings(ctx, c, options) for c in cheap}
     agree = _agree(cheap[0], cheap[1]) if len(cheap) > 1 else None
     chosen = _cheap_choice(cheap, findings)
-    signals = signals_for(chosen, findings=len(findings[id(chosen)]), agree=agree, dialect=ctx.db.dialect)
+    signals = signals_for(chosen, findings=len(findings[id(chosen)]), agree=agree, dialect=ctx.db.dialect,
+                          question=ctx.question)
     score = confidence(signals)
     ctx.trace.note("auto", stage="cheap", confidence=score, **signals.to_dict())
     stages = {"direct": first.sql}
@@ -187,7 +188,8 @@ def _escalated(ctx: Context, candidates: list[Candidate], findings: dict[int, li
     support = len(leader) / max(len(working), 1) if chosen.ok else 0.0
     sources = {c.source for c in leader}
     signals = signals_for(chosen, findings=len(findings[id(chosen)]), agree=len(sources) >= 2,
-                          support=support, candidates=len(candidates), dialect=ctx.db.dialect)
+                          support=support, candidates=len(candidates), dialect=ctx.db.dialect,
+                          question=ctx.question)
     score = confidence(signals)
     ctx.trace.note("auto", stage="escalated", confidence=score, **signals.to_dict())
     answer = build_answer(ctx, chosen, candidates, confidence=score, options=_unflagged(options),

@@ -3,14 +3,20 @@
 Signals (`Signals`): the answer ran and returned rows; the exact findings on it (question-shape and sanity
 checks); agreement among *diverse* candidates (different framings or schema views, never resamples of one prompt);
 the share of candidates that agree with it; how complex the query is (joins, nested queries, set operations);
-whether an exact repair changed it. `confidence` maps them to [0, 1] with weights read off the open Spider split
-(`benchmarks/results/confidence.md` shows the reliability diagram they give); held-out databases are what tell
-whether they generalise.
+whether it filters on string literals, and on ones the question does not say (a literal is where a small model
+most often picks the wrong value or column); whether the result is empty; whether an exact repair changed it. `confidence` is a logistic model of them whose weights
+(`calibration_weights.json`) are fitted on the open Spider split by `benchmarks/calibration_fit.py`, which also
+reports the fit's reliability on databases left out of it; held-out databases are what tell whether they
+generalise.
 """
 
 from __future__ import annotations
 
+import json
+import math
 from dataclasses import asdict, dataclass
+from functools import cache
+from pathlib import Path
 
 import sqlglot
 from sqlglot import exp
@@ -18,14 +24,8 @@ from sqlglot.errors import SqlglotError
 
 from groundsql.answer import Candidate
 
-#: Weights of the signals (see the module docstring); a starting score, additions and subtractions.
-BASE = 0.55
-AGREE = 0.3  # two diverse framings return the same rows
-DISAGREE = -0.25  # they do not
-SUPPORT = 0.15  # after escalation: most candidates agree with the answer
-FINDING = -0.3  # per exact finding, at most two counted
-COMPLEX = -0.1  # two joins or more, a nested query or a set operation
-EMPTY = 0.35  # an empty result keeps this share of the score
+_COMPARISONS = (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.In, exp.Between, exp.Like, exp.ILike)
+WEIGHTS_FILE = Path(__file__).with_name("calibration_weights.json")
 
 
 @dataclass(frozen=True)
@@ -38,6 +38,9 @@ class Signals:
     candidates: int = 1
     complexity: int = 0  # joins + nested queries + set operations
     repaired: bool = False  # an exact repair (tree or shape) changed the query
+    literals: int = 0  # string literals the query compares with
+    numbers: int = 0  # numeric literals the query compares with
+    unsaid: int = 0  # string literals the question does not say (a derived or invented value)
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -54,28 +57,93 @@ def complexity(sql: str, dialect: str | None = None) -> int:
     return joins + max(selects - 1, 0)
 
 
+def filter_literals(sql: str, dialect: str | None = None) -> list[exp.Literal]:
+    """The literals the query compares with: operands of a comparison, IN, BETWEEN or LIKE (a LIMIT or a literal
+    in the SELECT list is not a filter)."""
+    try:
+        tree = sqlglot.parse_one(sql, read=dialect)
+    except SqlglotError:
+        return []
+    found = []
+    for literal in tree.find_all(exp.Literal):
+        parent = literal.parent
+        while isinstance(parent, (exp.Paren, exp.Neg, exp.Cast, exp.Tuple)):
+            parent = parent.parent
+        if isinstance(parent, _COMPARISONS):
+            found.append(literal)
+    return found
+
+
+def compared_literals(sql: str, dialect: str | None = None) -> tuple[int, int]:
+    """(string, numeric) literals the query compares with (`filter_literals`)."""
+    literals = filter_literals(sql, dialect)
+    strings = sum(1 for literal in literals if literal.is_string)
+    return strings, len(literals) - strings
+
+
+def said_in(value: str, question: str) -> bool:
+    """Whether the question says the value exactly (case aside; LIKE's % and _ at the ends aside) as whole words:
+    'France' in 'singers from France?', but not 'L' for 'left handed' nor 'Anthony ' (a trailing space)."""
+    value = value.strip("%_").lower()
+    if not value:
+        return True
+    text, start = question.lower(), 0
+    while (at := text.find(value, start)) >= 0:
+        before = text[at - 1] if at else " "
+        after = text[at + len(value)] if at + len(value) < len(text) else " "
+        if not (before.isalnum() or after.isalnum()):
+            return True
+        start = at + 1
+    return False
+
+
+def unsaid_literals(sql: str, question: str, dialect: str | None = None) -> int:
+    """String literals the query filters on that the question does not say (`said_in`)."""
+    return sum(1 for literal in filter_literals(sql, dialect)
+               if literal.is_string and not said_in(literal.this, question))
+
+
 def signals_for(candidate: Candidate, *, findings: int = 0, agree: bool | None = None,
-                support: float | None = None, candidates: int = 1, dialect: str | None = None) -> Signals:
+                support: float | None = None, candidates: int = 1, dialect: str | None = None,
+                question: str = "") -> Signals:
+    strings, numbers = compared_literals(candidate.sql, dialect) if candidate.sql else (0, 0)
+    unsaid = unsaid_literals(candidate.sql, question, dialect) if candidate.sql and question else 0
     return Signals(ran=candidate.ok, rows=bool(candidate.ok and candidate.result.row_count),
                    findings=findings, agree=agree, support=support, candidates=candidates,
                    complexity=complexity(candidate.sql, dialect) if candidate.sql else 0,
-                   repaired=bool(candidate.repairs))
+                   repaired=bool(candidate.repairs), literals=strings, numbers=numbers,
+                   unsaid=unsaid)
+
+
+def features(signals: Signals) -> dict[str, float]:
+    """The logistic model's inputs: each a 0/1 indicator (findings counted up to two)."""
+    voted = signals.support is not None and signals.candidates >= 3
+    return {
+        "agree": float(signals.agree is True),
+        "disagree": float(signals.agree is False),
+        "escalated": float(signals.candidates >= 3),
+        "supported": float(voted and (signals.support or 0.0) > 0.5),
+        "findings": float(min(signals.findings, 2)),
+        "complex": float(signals.complexity >= 2),
+        "joined": float(signals.complexity == 1),
+        "string_literal": float(signals.literals > 0),
+        "unsaid_literal": float(signals.unsaid > 0),
+        "empty": float(not signals.rows),
+        "number_literal": float(signals.numbers > 0),
+        "repaired": float(signals.repaired),
+    }
+
+
+@cache
+def weights() -> dict[str, float]:
+    """The fitted weights (`bias` and one per feature)."""
+    return json.loads(WEIGHTS_FILE.read_text())["weights"]
 
 
 def confidence(signals: Signals) -> float:
-    """The signals as one number in [0, 1]."""
+    """The signals as one number in [0, 1]: the fitted probability that the answer is right."""
     if not signals.ran:
         return 0.0
-    score = BASE
-    if signals.agree is True:
-        score += AGREE
-    elif signals.agree is False:
-        score += DISAGREE
-    if signals.support is not None and signals.candidates >= 3:
-        score += SUPPORT if signals.support > 0.5 else -SUPPORT
-    score += FINDING * min(signals.findings, 2)
-    if signals.complexity >= 2:
-        score += COMPLEX
-    if not signals.rows:
-        score *= EMPTY
-    return round(max(0.0, min(1.0, score)), 3)
+    fitted = weights()
+    score = fitted["bias"] + sum(fitted.get(name, 0.0) * value for name, value in features(signals).items())
+    return round(1.0 / (1.0 + math.exp(-score)), 3)

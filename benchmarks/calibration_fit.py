@@ -42,7 +42,13 @@ NOTES_MARKER = "<!-- reading: written by hand, kept when the tables above are re
 
 def load(runs: list[Path]) -> list[dict]:
     """Records with SQL and signals; each with its features, its run's name and its database."""
-    from groundsql.selection.calibration import Signals, compared_literals, complexity, features, unsaid_literals
+    from groundsql.selection.calibration import (
+        Signals,
+        compared_literals,
+        complexity,
+        features,
+        unsaid_literals,
+    )
 
     names = {f.name for f in fields(Signals)}
     rows = []

@@ -154,6 +154,38 @@ def test_missing_column_named_by_its_full_name(store, catalog) -> None:
     assert names(boolean) == {"missing_column"}  # is_premium, named without its 'is'
 
 
+def test_missing_column_of_a_table_the_query_never_reads(store, catalog) -> None:
+    """'Billing country' is invoice.billing_country: a query on customer alone misses it (customer.country has
+    other words); the same question answered from invoice raises nothing."""
+    question = "Which billing country has the most invoices?"
+    _, _, unread = check(store, catalog, question,
+                         "SELECT country FROM customer GROUP BY country ORDER BY COUNT(*) DESC LIMIT 1",
+                         checks=("missing_column",))
+    assert names(unread) == {"missing_column"} and "invoice.billing_country" in unread[0].message
+    _, _, right = check(store, catalog, question,
+                        "SELECT billing_country FROM invoice GROUP BY billing_country ORDER BY COUNT(*) DESC LIMIT 1",
+                        checks=("missing_column",))
+    assert right == []
+
+
+@pytest.mark.parametrize(("question", "sql", "fires"), [
+    ("Which tracks last longer than 200000 milliseconds?",
+     "SELECT name FROM track WHERE milliseconds < 200000", True),
+    ("Which tracks last longer than 200000 milliseconds?",
+     "SELECT name FROM track WHERE 200000 < milliseconds", False),
+    ("Which tracks cost less than 1.5 or more than 1.9?",
+     "SELECT name FROM track WHERE unit_price BETWEEN 1.5 AND 1.9", True),
+    ("Which tracks cost at least 0.99 and at most 1.99?",
+     "SELECT name FROM track WHERE unit_price BETWEEN 0.99 AND 1.99", False),
+    ("Which tracks do not last more than 200000 milliseconds?",
+     "SELECT name FROM track WHERE milliseconds <= 200000", False),
+    ("Which invoices have a total of 5?", "SELECT invoice_id FROM invoice WHERE total > 5", False),
+])
+def test_comparison_direction(store, catalog, question: str, sql: str, fires: bool) -> None:
+    _, _, findings = check(store, catalog, question, sql, checks=("comparison_direction",))
+    assert (names(findings) == {"comparison_direction"}) is fires, findings
+
+
 def test_entity_column_from_lineage(store, catalog) -> None:
     sql = ("SELECT t.name, SUM(l.quantity * t.unit_price) AS revenue FROM track AS t "
            "JOIN genre AS g ON g.genre_id = t.genre_id JOIN invoice_line AS l ON l.track_id = t.track_id "

@@ -308,6 +308,7 @@ def check_missing_column(q: QueryView) -> list[Finding]:
             if (specific or rare) and all(t in shape.words for t in tokens) and named \
                     and not _named_by_other(column.name, tokens, q, used):
                 missing.append(f"{table.name}.{column.name}")
+    missing += _unread_named_columns(q, shape, used)
     if not missing:
         return []
     names = ", ".join(missing[:3])
@@ -316,6 +317,27 @@ def check_missing_column(q: QueryView) -> list[Finding]:
         f"the question names {names}, which the query does not use",
         f"The question mentions {names}; the query never uses it. Show or filter on it if the question asks "
         f"for it.")]
+
+
+def _unread_named_columns(q: QueryView, shape: QuestionShape, used: set[str]) -> list[str]:
+    """Columns of tables the query does not read that the question names by their full name of two or more
+    specific words ('source airport' for flights.SourceAirport), where no column the query reads carries those
+    words."""
+    read = {table.name.lower() for table in _tables_read(q.tree, q.ctx.schema)}
+    readable = [name_tokens(column.name) for table in q.ctx.schema.tables if table.name.lower() in read
+                for column in table.columns]
+    found = []
+    for table in q.ctx.schema.tables:
+        if table.name.lower() in read:
+            continue
+        for column in table.columns:
+            tokens = _content_tokens(column.name)
+            if (len(tokens) < 2 or set(tokens) <= _GENERIC or any(t.isdigit() for t in tokens)
+                    or column.name.lower() in used or tokens in readable or not _phrase_in(tokens, shape.text)
+                    or _named_by_other(column.name, tokens, q, used)):
+                continue
+            found.append(f"{table.name}.{column.name}")
+    return found
 
 
 def _phrase_in(tokens: list[str], text: str) -> bool:
@@ -379,6 +401,78 @@ def check_comparison_asked(q: QueryView) -> list[Finding]:
     return [Finding(
         "comparison_asked", "the question compares (more / greater / less than), but the query has no < or >",
         "The question asks for a comparison (more than, greater than, less than): filter with >, <, >= or <=.")]
+
+
+#: Words that put a bound on a value: the value must lie below the number that follows, or above it.
+_BELOW = r"before|earlier than|less than|fewer than|under|below|younger than|smaller than|lower than|shorter than|" \
+         r"cheaper than|at most|no more than"
+_ABOVE = r"after|later than|more than|greater than|over|above|older than|bigger than|larger than|higher than|" \
+         r"longer than|at least|exceeding|exceeds"
+_BOUND = re.compile(rf"\b(?:(?P<below>{_BELOW})|(?P<above>{_ABOVE}))\s+(?:the\s+year\s+|year\s+|\$)?"
+                    r"(?P<number>\d[\d,]*(?:\.\d+)?)\b", re.IGNORECASE)
+
+
+def _question_bounds(text: str) -> dict[float, str]:
+    """Numbers the question bounds, each with its side: 'below' for 'before 1945', 'above' for 'more than 20'."""
+    bounds: dict[float, str] = {}
+    for match in _BOUND.finditer(text):
+        before = re.findall(r"[a-z']+", text[:match.start()].lower())[-3:]
+        if any(word in ("not", "never", "no") or word.endswith("n't") for word in before):
+            continue  # 'do not last more than': the bound is negated
+        side = "below" if match.group("below") else "above"
+        try:
+            bounds.setdefault(float(match.group("number").replace(",", "")), side)
+        except ValueError:
+            continue
+    return bounds
+
+
+def _query_bounds(tree: exp.Expression) -> dict[float, set[str]]:
+    """Numbers the query compares a value with, each with the side(s) it keeps the value on."""
+    sides: dict[float, set[str]] = {}
+
+    def number(node: exp.Expression) -> float | None:
+        inner = node.this if isinstance(node, exp.Paren) else node
+        if isinstance(inner, exp.Literal) and not inner.is_string:
+            try:
+                return float(inner.this)
+            except ValueError:
+                return None
+        return None
+
+    for comparison in tree.find_all(exp.GT, exp.GTE, exp.LT, exp.LTE):
+        above = isinstance(comparison, (exp.GT, exp.GTE))
+        right, left = number(comparison.expression), number(comparison.this)
+        if right is not None:
+            sides.setdefault(right, set()).add("above" if above else "below")
+        elif left is not None:
+            sides.setdefault(left, set()).add("below" if above else "above")
+    for between in tree.find_all(exp.Between):
+        low, high = number(between.args["low"]), number(between.args["high"])
+        if low is not None:
+            sides.setdefault(low, set()).add("above")
+        if high is not None:
+            sides.setdefault(high, set()).add("below")
+    return sides
+
+
+def check_comparison_direction(q: QueryView) -> list[Finding]:
+    """'Before 1945', 'more than 20': the query compares with that number, but only on the other side of it
+    (BETWEEN 1945 AND … for 'before 1945', `< 20` for 'more than 20')."""
+    asked = _question_bounds(_shape(q).text)
+    if not asked:
+        return []
+    written = _query_bounds(q.tree)
+    wrong = [(value, side) for value, side in asked.items() if value in written and side not in written[value]]
+    if not wrong:
+        return []
+    value, side = wrong[0]
+    shown = f"{value:g}"
+    return [Finding(
+        "comparison_direction",
+        f"the question wants values {side} {shown}, but the query keeps the values on the other side of it",
+        f"The question bounds the value {side} {shown}; compare with {'<' if side == 'below' else '>'} "
+        f"{shown} (a BETWEEN keeps the values between its two bounds, both sides included).")]
 
 
 _NOT_COMPARING = re.compile(r"\bmore or less\b|\bno more than\b|\bother than\b|\brather than\b", re.IGNORECASE)
@@ -633,6 +727,7 @@ SHAPE_FUNCTIONS: dict[str, Callable[[QueryView], list[Finding]]] = {
     "distinct_asked": check_distinct_asked, "extra_join": check_idle_join, "count_rank": check_count_rank,
     "aggregate_asked": check_aggregate_asked, "comparison_asked": check_comparison_asked,
     "unread_table": check_unread_table, "ungrouped": check_ungrouped,
+    "comparison_direction": check_comparison_direction,
 }
 #: Every shape check, in the order they run.
 SHAPE_CHECKS: tuple[str, ...] = tuple(SHAPE_FUNCTIONS)

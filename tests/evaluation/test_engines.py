@@ -280,3 +280,60 @@ def test_each_loss_against_sqlite_is_classed(engine_record: dict, expected: str)
     if expected == "engine refusal":
         sqlite_record["sql"] = engine_record["sql"]
     assert benchmark.loss_class(sqlite_record, engine_record, "postgres") == expected
+
+
+def _spider_like(root: Path) -> Path:
+    """A Spider-format dataset of one database with Spider's habits: mixed-case names, a reserved word (`Year`),
+    a foreign key that names its parent in another case."""
+    import sqlite3
+
+    folder = root / "database" / "tour"
+    folder.mkdir(parents=True)
+    conn = sqlite3.connect(folder / "tour.sqlite")
+    conn.executescript("""
+        CREATE TABLE "Singer" ("Singer_ID" int PRIMARY KEY, "Name" text, "Country" text, "Age" int, "Rating" real);
+        CREATE TABLE concert ("concert_ID" int PRIMARY KEY, "Singer_ID" int, "Year" text,
+                              FOREIGN KEY ("Singer_ID") REFERENCES singer("singer_id"));
+        INSERT INTO "Singer" VALUES (1, 'Joe', 'France', 52, 3.5), (2, 'Ann', 'France', 29, 4.0),
+                                    (3, 'Bo', 'Netherlands', 41, 2.5);
+        INSERT INTO concert VALUES (10, 1, '2014'), (11, 1, '2015'), (12, 3, '2014');
+    """)
+    conn.commit()
+    conn.close()
+    (root / "dev.json").write_text(json.dumps([{"db_id": "tour", "question": "How many singers?",
+                                                "query": "SELECT count(*) FROM singer"}]))
+    return root
+
+
+@pytest.mark.integration
+def test_the_schema_text_is_the_same_on_every_engine(tmp_path: Path, request) -> None:
+    """The prompt's schema block for one database, loaded into DuckDB and PostgreSQL (and MariaDB where a server
+    answers), reads as on SQLite: the same names in the same case, keys, notes and sample rows. Only each
+    column's declared type is the engine's own (INTEGER on SQLite, BIGINT on the copies)."""
+    pytest.importorskip("duckdb")
+    from groundsql.catalog.render import quote_name
+    from groundsql.context import Context
+    from groundsql.db import Database
+    from groundsql.knowledge import render_context
+
+    dataset = _spider_like(tmp_path / "spider")
+    urls = {"sqlite": str(dataset / "database" / "tour" / "tour.sqlite"),
+            "duckdb": f"duckdb:///{tmp_path}/tour.duckdb",
+            "postgres": request.getfixturevalue("postgres_database")}
+    texts = {}
+    for engine, url in urls.items():
+        if engine != "sqlite":
+            report = load_into(dataset, url, db_ids=["tour"], replace=True)
+            assert report.databases[0].error is None and report.databases[0].foreign_keys == 1
+        ctx = Context(question="How many singers?", db=Database(url), models={},
+                      options={"model_dialect": "sqlite"})
+        context = render_context(ctx)
+        text = context.schema
+        for table in ctx.catalog.tables:
+            for column in table.columns:
+                written = f"{quote_name(column.name, ctx.db.dialect)} {column.declared_type}"
+                text = text.replace(written, f"{quote_name(column.name, ctx.db.dialect)} <type>")
+        texts[engine] = text
+    assert 'CREATE TABLE Singer (' in texts["sqlite"] and '"Year" <type>' in texts["sqlite"]
+    assert texts["duckdb"] == texts["sqlite"]
+    assert texts["postgres"] == texts["sqlite"]

@@ -13,6 +13,7 @@ from groundsql.answer import Candidate
 from groundsql.catalog import introspect
 from groundsql.context import Context
 from groundsql.db import Database
+from groundsql.errors import DatabaseError
 from groundsql.generation.tree_repair import tree_repair
 from groundsql.sql.catalog_case import to_catalog_case
 from groundsql.sql.sqlite_flavour import from_sqlite
@@ -107,7 +108,7 @@ def test_names_in_another_case_run_once_respelled(mixed_case_db: str, sql: str, 
             assert changes == [] and _rows(db, sql) == expected  # DuckDB matches names whatever their case
         else:
             assert changes  # PostgreSQL folds `name` to lower case, MariaDB compares `singer` with `Singer`
-            with pytest.raises(Exception):
+            with pytest.raises(DatabaseError):
                 db.execute(sql)
 
 

@@ -177,7 +177,8 @@ def _read_table(conn: sqlite3.Connection, name: str, changes: list[str]) -> Tabl
         cols, _, refs = fks.setdefault(fk_id, ([], parent, []))
         cols.append(child)
         refs.append(ref or "")
-    return TablePlan(name, columns, converted, pk, list(fks.values()))
+    # PRAGMA lists the keys last declared first; keep the declared order (the catalog reads them so on SQLite)
+    return TablePlan(name, columns, converted, pk, [fks[i] for i in sorted(fks, reverse=True)])
 
 
 def _stored_key_names(tables: list[TablePlan]) -> None:
@@ -369,9 +370,10 @@ def _add_foreign_keys(engine: Any, tables: list[TablePlan], made: dict[str, Any]
     import sqlalchemy as sa
 
     for plan in tables:
-        for cols, parent, refs in plan.foreign_keys:
+        for number, (cols, parent, refs) in enumerate(plan.foreign_keys):
+            # numbered so that PostgreSQL, which lists a table's keys by name, lists them in the declared order
             constraint = sa.ForeignKeyConstraint(cols, [made[parent].c[r] for r in refs],
-                                                 name=f"fk_{plan.name}_{'_'.join(cols)}"[:60])
+                                                 name=f"fk{number:02d}_{plan.name}_{'_'.join(cols)}"[:60])
             made[plan.name].append_constraint(constraint)
             try:
                 with engine.begin() as conn:

@@ -139,3 +139,23 @@ def test_the_tree_repair_respells_a_failing_query(mixed_case_db: str) -> None:
         assert [tuple(r) for r in repair.candidate.result.rows] == expected
         if db.dialect != "duckdb":
             assert error is not None and repair.fixes[0].rule == "name case"
+
+
+def test_spark_keeps_the_files_names_and_matches_any_case(tmp_path: Path, spark_session) -> None:
+    """Spark matches names whatever their case (`spark.sql.caseSensitive=false`): nothing is respelled, and a file's
+    table keeps the file's own spelling in the catalog (Spark lists temporary views in lower case)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    folder = tmp_path / "spark"
+    (folder / "Singer").mkdir(parents=True)
+    pq.write_table(pa.table({"Singer_ID": [1, 2, 3], "Name": ["Joe", "Ann", "Bo"], "age": [52, 29, 41]}),
+                   folder / "Singer" / "part-00000.parquet")
+    with Database(f"spark+local://{folder}", timeout_s=60) as db:
+        schema = introspect(db)
+        assert [t.name for t in schema.tables] == ["Singer"]
+        assert [c.name for c in schema.tables[0].columns] == ["Singer_ID", "Name", "age"]
+        sql = "SELECT name FROM singer WHERE AGE > 30 ORDER BY NAME"
+        tree = sqlglot.parse_one(sql, read="spark")
+        assert to_catalog_case(tree, schema, "spark") == []
+        assert _rows(db, sql) == [("Bo",), ("Joe",)]

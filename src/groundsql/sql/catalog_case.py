@@ -10,7 +10,9 @@ a query that already resolves on the engine is never changed.
 
 from __future__ import annotations
 
+import sqlglot
 from sqlglot import exp
+from sqlglot.errors import SqlglotError
 
 from groundsql.catalog.schema import Schema
 from groundsql.sql.resolve import ColumnUse, Source, resolve
@@ -55,6 +57,20 @@ def to_catalog_case(tree: exp.Expression, schema: Schema, dialect: str) -> list[
         if use.status == "ok" and use.source is not None and dialect in _FOLDING:
             changes += _respell(use.node, "this", _stored_column(use, dialect), dialect)
     return changes
+
+
+def in_catalog_case(sql: str, schema: Schema, dialect: str) -> str:
+    """`sql` (the engine's dialect) with `to_catalog_case` applied; the text unchanged when nothing needed it or
+    sqlglot cannot read or write it."""
+    if not case_sensitive(dialect) or not sql:
+        return sql
+    try:
+        tree = sqlglot.parse_one(sql, read=dialect)
+        if not isinstance(tree, exp.Query) or not to_catalog_case(tree, schema, dialect):
+            return sql
+        return tree.sql(dialect=dialect)
+    except (SqlglotError, ValueError):
+        return sql
 
 
 def _engine_reads(identifier: exp.Identifier, dialect: str) -> str:

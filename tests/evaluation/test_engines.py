@@ -24,9 +24,9 @@ SMALL_DBS = ["concert_singer", "pets_1"]
 @pytest.mark.parametrize(("gold", "dialect", "expected"), [
     ('SELECT name FROM singer WHERE country = "France"', "postgres",
      "SELECT name FROM singer WHERE country = 'France'"),
-    ('SELECT T1.Name FROM Singer AS T1 WHERE T1."Age" > 30', "postgres",
-     'SELECT t1.name FROM singer AS t1 WHERE t1."age" > 30'),
-    ("SELECT count(*) FROM singer GROUP BY Country", "mysql", "SELECT COUNT(*) FROM singer GROUP BY country"),
+    ('SELECT T1.Name FROM Singer AS T1 WHERE T1."Age" > 30', "postgres",  # no schema: names as written
+     'SELECT T1.Name FROM Singer AS T1 WHERE T1."Age" > 30'),
+    ("SELECT count(*) FROM singer GROUP BY Country", "mysql", "SELECT COUNT(*) FROM singer GROUP BY Country"),
     ("SELECT name FROM singer WHERE name LIKE '%al%'", "postgres",
      "SELECT name FROM singer WHERE name ILIKE '%al%'"),
     ("SELECT name FROM singer WHERE name NOT LIKE 'a%'", "mysql",
@@ -78,12 +78,24 @@ def test_url_templates() -> None:
 # -- copies in real engines ---------------------------------------------------------------------------
 
 
-def _gold_predictions(spider_dir: Path, path: Path, db_ids: list[str], extra: dict[int, str] | None = None) -> Path:
+def _gold_predictions(spider_dir: Path, path: Path, template: str, db_ids: list[str],
+                      extra: dict[int, str] | None = None) -> Path:
+    """The SQLite gold as each question's prediction, carried to the copy as `model_dialect=sqlite` carries a
+    model's SQLite query (names in the copy's case where the engine would miss them); `extra` as written."""
+    from groundsql.catalog import introspect
+    from groundsql.db import Database
+    from groundsql.sql.sqlite_flavour import from_sqlite
+
     questions = json.loads((spider_dir / "dev.json").read_text())
+    schemas = {}
+    for db_id in db_ids:
+        with Database(engine_url(template, db_id)) as db:
+            schemas[db_id] = (db.dialect, introspect(db))
     with path.open("w") as handle:
         for index, q in enumerate(questions):
             if q["db_id"] in db_ids:
-                handle.write(json.dumps({"id": index, "sql": (extra or {}).get(index, q["query"])}) + "\n")
+                sql = (extra or {}).get(index) or from_sqlite(q["query"], *schemas[q["db_id"]])
+                handle.write(json.dumps({"id": index, "sql": sql}) + "\n")
     return path
 
 
@@ -101,7 +113,7 @@ def _check_copy_run(spider_dir: Path, template: str, tmp_path: Path, db_ids: lis
     answers must be right, and the others must be reported."""
     from groundsql.evaluation import evaluate
 
-    predictions = _gold_predictions(spider_dir, tmp_path / "preds.jsonl", db_ids, extra)
+    predictions = _gold_predictions(spider_dir, tmp_path / "preds.jsonl", template, db_ids, extra)
     summary = evaluate(spider_dir, predictions=predictions, engine=template, db=db_ids, out=tmp_path / "run",
                        report=False, **filters)
     records = [json.loads(line) for line in (tmp_path / "run" / "results.jsonl").read_text().splitlines()]
@@ -135,12 +147,12 @@ def test_duckdb_copy_keeps_keys_and_answers_the_gold(spider_dir: Path, tmp_path:
     concert = report.databases[0]
     assert concert.error is None and concert.tables == 4 and concert.primary_keys == 4 and concert.foreign_keys >= 1
     assert any("singer.is_male" in c.lower() and "stored as TEXT" in c for c in concert.changes)
-    assert any("concert.stadium_id" in c and "stored as INTEGER" in c for c in concert.changes)
+    assert any("concert.Stadium_ID" in c and "stored as INTEGER" in c for c in concert.changes)
     with Database(engine_url(template, "concert_singer")) as db:
         schema = introspect(db)
         singer = schema.table("singer")
-        assert singer is not None and singer.primary_key == ["singer_id"]
-        assert [c.name for c in singer.columns][:2] == ["singer_id", "name"]
+        assert singer is not None and singer.primary_key == ["Singer_ID"]  # the SQLite names, in their case
+        assert [c.name for c in singer.columns][:2] == ["Singer_ID", "Name"]
     # The copy is checked: a second load without --replace refuses to overwrite it.
     again = load_into(spider_dir, template, db_ids=["pets_1"])
     assert again.databases[0].error and "--replace" in again.databases[0].error
@@ -213,9 +225,24 @@ def test_cli_eval_load(spider_dir: Path, tmp_path: Path) -> None:
                                     f"duckdb:///{tmp_path}/{{db_id}}.duckdb", "--report", str(report)])
     assert done.exit_code == 0, done.output
     assert "| pets_1 |" in done.output and (tmp_path / "pets_1.duckdb").is_file()
-    assert "names in lower case" in report.read_text()
+    assert "names in lower case" not in report.read_text()  # names keep their case
     several = CliRunner().invoke(cli, ["eval", "load", str(spider_dir), "--into", f"duckdb:///{tmp_path}/one.duckdb"])
     assert several.exit_code != 0 and "{db_id}" in several.output
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize(("dialect", "expected"), [
+    ("postgres", 'SELECT t1."Name" FROM "Singer" AS T1 WHERE T1.AGE > 30 AND t1."Name" ILIKE \'a%\''),
+    ("mysql", "SELECT T1.name FROM Singer AS T1 WHERE T1.AGE > 30 AND LOWER(T1.name) LIKE LOWER('a%')"),
+    ("duckdb", "SELECT t1.name FROM singer AS T1 WHERE T1.AGE > 30 AND t1.name ILIKE 'a%'"),
+])
+def test_transpile_gold_writes_names_in_the_copys_case(dialect: str, expected: str) -> None:
+    """The copy keeps the original's names (`Singer.Name`); the gold names them in any case, as SQLite allows."""
+    from groundsql.catalog.schema import Column, Schema, Table
+
+    schema = Schema(dialect="sqlite", tables=[Table("Singer", [Column("Name", "TEXT"), Column("age", "INTEGER")])])
+    gold = "SELECT t1.name FROM singer AS T1 WHERE T1.AGE > 30 AND t1.name LIKE 'a%'"
+    assert transpile_gold(gold, dialect, {"singer", "name", "age"}, schema) == expected
 
 
 def test_transpile_gold_keeps_integer_division_where_the_engine_would_not_truncate() -> None:
@@ -253,3 +280,60 @@ def test_each_loss_against_sqlite_is_classed(engine_record: dict, expected: str)
     if expected == "engine refusal":
         sqlite_record["sql"] = engine_record["sql"]
     assert benchmark.loss_class(sqlite_record, engine_record, "postgres") == expected
+
+
+def _spider_like(root: Path) -> Path:
+    """A Spider-format dataset of one database with Spider's habits: mixed-case names, a reserved word (`Year`),
+    a foreign key that names its parent in another case."""
+    import sqlite3
+
+    folder = root / "database" / "tour"
+    folder.mkdir(parents=True)
+    conn = sqlite3.connect(folder / "tour.sqlite")
+    conn.executescript("""
+        CREATE TABLE "Singer" ("Singer_ID" int PRIMARY KEY, "Name" text, "Country" text, "Age" int, "Rating" real);
+        CREATE TABLE concert ("concert_ID" int PRIMARY KEY, "Singer_ID" int, "Year" text,
+                              FOREIGN KEY ("Singer_ID") REFERENCES singer("singer_id"));
+        INSERT INTO "Singer" VALUES (1, 'Joe', 'France', 52, 3.5), (2, 'Ann', 'France', 29, 4.0),
+                                    (3, 'Bo', 'Netherlands', 41, 2.5);
+        INSERT INTO concert VALUES (10, 1, '2014'), (11, 1, '2015'), (12, 3, '2014');
+    """)
+    conn.commit()
+    conn.close()
+    (root / "dev.json").write_text(json.dumps([{"db_id": "tour", "question": "How many singers?",
+                                                "query": "SELECT count(*) FROM singer"}]))
+    return root
+
+
+@pytest.mark.integration
+def test_the_schema_text_is_the_same_on_every_engine(tmp_path: Path, request) -> None:
+    """The prompt's schema block for one database, loaded into DuckDB and PostgreSQL (and MariaDB where a server
+    answers), reads as on SQLite: the same names in the same case, keys, notes and sample rows. Only each
+    column's declared type is the engine's own (INTEGER on SQLite, BIGINT on the copies)."""
+    pytest.importorskip("duckdb")
+    from groundsql.catalog.render import quote_name
+    from groundsql.context import Context
+    from groundsql.db import Database
+    from groundsql.knowledge import render_context
+
+    dataset = _spider_like(tmp_path / "spider")
+    urls = {"sqlite": str(dataset / "database" / "tour" / "tour.sqlite"),
+            "duckdb": f"duckdb:///{tmp_path}/tour.duckdb",
+            "postgres": request.getfixturevalue("postgres_database")}
+    texts = {}
+    for engine, url in urls.items():
+        if engine != "sqlite":
+            report = load_into(dataset, url, db_ids=["tour"], replace=True)
+            assert report.databases[0].error is None and report.databases[0].foreign_keys == 1
+        ctx = Context(question="How many singers?", db=Database(url), models={},
+                      options={"model_dialect": "sqlite"})
+        context = render_context(ctx)
+        text = context.schema
+        for table in ctx.catalog.tables:
+            for column in table.columns:
+                written = f"{quote_name(column.name, ctx.db.dialect)} {column.declared_type}"
+                text = text.replace(written, f"{quote_name(column.name, ctx.db.dialect)} <type>")
+        texts[engine] = text
+    assert 'CREATE TABLE Singer (' in texts["sqlite"] and '"Year" <type>' in texts["sqlite"]
+    assert texts["duckdb"] == texts["sqlite"]
+    assert texts["postgres"] == texts["sqlite"]

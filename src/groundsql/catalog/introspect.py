@@ -34,7 +34,24 @@ def introspect(db: Database) -> Schema:
             schema.tables.append(_table(inspector, name, is_view))
         except sa.exc.SQLAlchemyError as exc:  # e.g. a view over a dropped table
             log.warning("skipping %s: its columns cannot be read (%s)", name, str(exc).splitlines()[0])
+    _stored_key_names(schema)
     return schema
+
+
+def _stored_key_names(schema: Schema) -> None:
+    """Keys in the stored spelling of the names they mean: SQLite accepts `REFERENCES singer(singer_id)` for
+    `Singer.Singer_ID`, so the catalog reads the same on SQLite as on a copy that must name them exactly."""
+    def stored(table: Table | None, name: str) -> str:
+        column = table.column(name) if table is not None and name else None
+        return column.name if column is not None else name
+
+    for table in schema.tables:
+        table.primary_key = [stored(table, c) for c in table.primary_key]
+        for key in table.foreign_keys:
+            parent = schema.table(key.ref_table)
+            key.columns = [stored(table, c) for c in key.columns]
+            key.ref_table = parent.name if parent is not None else key.ref_table
+            key.ref_columns = [stored(parent, c) for c in key.ref_columns]
 
 
 def _table(inspector: sa.Inspector, name: str, is_view: bool) -> Table:

@@ -35,6 +35,8 @@ SEMANTIC_TYPES = (IDENTIFIER, DIMENSION, METRIC, TIME, OTHER)
 
 # Order matters: the first family whose marker occurs in the declared type wins.
 _FAMILY_MARKERS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    (STRING, ("LONGTEXT", "LONG VARCHAR")),  # MySQL/MariaDB: text, although "LONG" marks an integer below
+    (BINARY, ("LONGBLOB", "LONG VARBINARY")),
     (GEOSPATIAL, ("GEOMETRY", "GEOGRAPHY", "POINT", "POLYGON", "LINESTRING")),
     (SEMI_STRUCTURED, ("JSON", "VARIANT", "STRUCT", "MAP(", "MAP<", "[]", "ARRAY", "LIST", "OBJECT", "UNION(")),
     (BOOLEAN, ("BOOL", "BIT")),

@@ -139,7 +139,7 @@ def run_command(dataset, preset, model_spec, samples, workers, out, predictions,
 @click.option("--json", "as_json", is_flag=True, help="Print the report as one JSON object.")
 def load_command(dataset, into, db_ids, replace, report_path, as_json):
     """Copy DATASET's SQLite databases into another engine: types mapped, keys kept where the engine and the data
-    allow, names in lower case; prints what changed."""
+    allow, names in their own case; prints what changed."""
     from groundsql.evaluation.load import load_into
 
     def progress(db_id: str, done: int, total: int) -> None:

@@ -133,13 +133,18 @@ class SparkDatabase(Database, handles=is_spark_url):
         local session exposes count as tables."""
         catalog = self._live_session().catalog
         found: list[SparkRelation] = []
+        # Spark lists a temporary view's name in lower case (it matches names whatever their case); a file's
+        # table keeps the file's own spelling, as the same data has on SQLite or DuckDB
+        files = {name.lower(): name for name in self._file_views}
         try:
             for table in sorted(catalog.listTables(), key=lambda t: t.name):
                 columns = tuple(SparkColumn(c.name, c.dataType, bool(c.nullable), c.description or None)
                                 for c in catalog.listColumns(table.name))
                 kind = (table.tableType or "").upper()
-                is_view = kind == "VIEW" or (kind == "TEMPORARY" and table.name not in self._file_views)
-                found.append(SparkRelation(table.name, is_view, table.description or None, columns))
+                is_file = kind == "TEMPORARY" and table.name.lower() in files
+                is_view = kind == "VIEW" or (kind == "TEMPORARY" and not is_file)
+                name = files[table.name.lower()] if is_file else table.name
+                found.append(SparkRelation(name, is_view, table.description or None, columns))
         except Exception as exc:
             raise DatabaseError(f"cannot list the tables of {self.display}: {_spark_message(exc)}") from None
         return found

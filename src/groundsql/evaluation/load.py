@@ -1,8 +1,9 @@
 """`groundsql eval load`: copy a Spider/BIRD dataset's SQLite databases into PostgreSQL, MariaDB/MySQL, DuckDB or
 Spark, so the same questions can be asked of another engine.
 
-Each SQLite column gets the engine type its values fit (integer, double, text, binary); table and column names
-become lower case (SQLite compares names case-insensitively, the servers do not). Primary keys are kept where
+Each SQLite column gets the engine type its values fit (integer, double, text, binary); table and column names keep
+their own case on every engine (quoted where the engine would fold them), so the schema the model reads is the same
+as on SQLite. Primary keys are kept where
 the engine has them and the data satisfies them; a foreign key is kept where it points at the parent's kept
 primary key and every child value exists. Everything that changed is reported, per database.
 """
@@ -48,8 +49,7 @@ def url_dialect(url: str) -> str:
 
 @dataclass
 class ColumnPlan:
-    name: str  # lower case
-    source: str  # the SQLite name
+    name: str  # as SQLite stores it
     declared: str
     kind: str  # INTEGER, DOUBLE, TEXT or BINARY
     max_length: int = 0
@@ -57,8 +57,7 @@ class ColumnPlan:
 
 @dataclass
 class TablePlan:
-    name: str
-    source: str
+    name: str  # as SQLite stores it
     columns: list[ColumnPlan]
     rows: list[tuple]
     primary_key: list[str] = field(default_factory=list)
@@ -154,10 +153,7 @@ def read_sqlite(path: Path, changes: list[str]) -> list[TablePlan]:
         tables = [_read_table(conn, name, changes) for name in names]
     finally:
         conn.close()
-    lowered = {t.source for t in tables if t.source != t.name}
-    lowered |= {f"{t.source}.{c.source}" for t in tables for c in t.columns if c.source != c.name}
-    if lowered:
-        changes.append(f"names in lower case: {', '.join(sorted(lowered)[:8])}{' …' if len(lowered) > 8 else ''}")
+    _stored_key_names(tables)
     _check_keys(tables, changes)
     return tables
 
@@ -173,15 +169,35 @@ def _read_table(conn: sqlite3.Connection, name: str, changes: list[str]) -> Tabl
         if note:
             changes.append(f"{name}.{column}: {note}")
         length = max((len(str(v)) for v in values), default=0) if kind == TEXT else 0
-        columns.append(ColumnPlan(column.lower(), column, declared or "", kind, length))
+        columns.append(ColumnPlan(column, declared or "", kind, length))
     converted = [tuple(_convert(row[i], columns[i].kind) for i in range(len(columns))) for row in rows]
-    pk = [column.lower() for _, column, _, _, _, position in sorted(info, key=lambda r: r[5]) if position]
+    pk = [column for _, column, _, _, _, position in sorted(info, key=lambda r: r[5]) if position]
     fks: dict[int, tuple[list[str], str, list[str]]] = {}
     for fk_id, _, parent, child, ref, *_ in conn.execute(f"PRAGMA foreign_key_list({quoted})").fetchall():
-        cols, _, refs = fks.setdefault(fk_id, ([], parent.lower(), []))
-        cols.append(child.lower())
-        refs.append((ref or "").lower())
-    return TablePlan(name.lower(), name, columns, converted, pk, list(fks.values()))
+        cols, _, refs = fks.setdefault(fk_id, ([], parent, []))
+        cols.append(child)
+        refs.append(ref or "")
+    # PRAGMA lists the keys last declared first; keep the declared order (the catalog reads them so on SQLite)
+    return TablePlan(name, columns, converted, pk, [fks[i] for i in sorted(fks, reverse=True)])
+
+
+def _stored_key_names(tables: list[TablePlan]) -> None:
+    """Key declarations in the stored spelling of the names they mean: SQLite matches them whatever their case
+    (Spider's often differ, `REFERENCES Singer(singer_id)` for `singer.Singer_ID`), the engines do not."""
+    by_name = {t.name.lower(): t for t in tables}
+
+    def stored(table: TablePlan | None, name: str) -> str:
+        found = next((c.name for c in table.columns if c.name.lower() == name.lower()), None) if table else None
+        return found or name
+
+    for table in tables:
+        table.primary_key = [stored(table, c) for c in table.primary_key]
+        keys = []
+        for cols, parent, refs in table.foreign_keys:
+            target = by_name.get(parent.lower())
+            keys.append(([stored(table, c) for c in cols], target.name if target else parent,
+                         [stored(target, r) if r else r for r in refs]))
+        table.foreign_keys = keys
 
 
 def _column_kind(declared: str, values: list[Any]) -> tuple[str, str | None]:
@@ -354,9 +370,10 @@ def _add_foreign_keys(engine: Any, tables: list[TablePlan], made: dict[str, Any]
     import sqlalchemy as sa
 
     for plan in tables:
-        for cols, parent, refs in plan.foreign_keys:
+        for number, (cols, parent, refs) in enumerate(plan.foreign_keys):
+            # numbered so that PostgreSQL, which lists a table's keys by name, lists them in the declared order
             constraint = sa.ForeignKeyConstraint(cols, [made[parent].c[r] for r in refs],
-                                                 name=f"fk_{plan.name}_{'_'.join(cols)}"[:60])
+                                                 name=f"fk{number:02d}_{plan.name}_{'_'.join(cols)}"[:60])
             made[plan.name].append_constraint(constraint)
             try:
                 with engine.begin() as conn:

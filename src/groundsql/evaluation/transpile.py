@@ -15,6 +15,7 @@ from sqlglot.errors import ErrorLevel, SqlglotError
 
 from groundsql.catalog.schema import Schema
 from groundsql.errors import GroundsqlError
+from groundsql.sql.catalog_case import to_catalog_case
 from groundsql.sql.sqlite_flavour import integer_division
 
 #: SQLite functions sqlglot passes through by name although no other engine has them.
@@ -34,8 +35,9 @@ def transpile_gold(sql: str, dialect: str, names: set[str] | frozenset[str] = fr
         sql: the gold query, as SQLite reads it.
         dialect: the sqlglot dialect of the copy (postgres, mysql, duckdb, spark).
         names: the database's table and column names, lower case (to tell identifiers from string literals).
-        schema: the SQLite original's structure; with it, a division of two integers stays an integer division
-            on engines whose `/` does not truncate (DuckDB, MySQL, Spark).
+        schema: the SQLite original's structure (the copy keeps its names); with it, a division of two integers
+            stays an integer division on engines whose `/` does not truncate (DuckDB, MySQL, Spark), and names are
+            written in the catalog's case where the engine would not match them otherwise (PostgreSQL, MariaDB).
 
     Returns:
         The query in the target dialect.
@@ -65,8 +67,8 @@ def transpile_gold(sql: str, dialect: str, names: set[str] | frozenset[str] = fr
     if dialect != "sqlite":
         for like in list(tree.find_all(exp.Like)):
             like.replace(exp.ILike(**like.args))
-    for identifier in tree.find_all(exp.Identifier):
-        identifier.set("this", identifier.name.lower())
+    if dialect != "sqlite" and schema is not None:
+        to_catalog_case(tree, schema, dialect)
     try:
         return tree.sql(dialect=dialect, unsupported_level=ErrorLevel.RAISE)
     except SqlglotError as exc:

@@ -6,6 +6,7 @@ from groundsql.context import Context
 from groundsql.knowledge import render_text
 from groundsql.knowledge.grounding import written_dialect
 from groundsql.prompts import dialect_name, evidence_block, render
+from groundsql.sql.catalog_case import case_sensitive, in_catalog_case
 from groundsql.sql.extract import extract_sql
 from groundsql.sql.sqlite_flavour import from_sqlite
 
@@ -36,9 +37,17 @@ def generate_sql(ctx: Context, schema_text: str, *, step: str = "generate", n: i
 
 def to_engine(ctx: Context, sql: str) -> str:
     """A query the model wrote in `written_dialect(ctx)`, for the engine: SQLite-flavoured SQL is transpiled with
-    SQLite's meaning kept (`sql.sqlite_flavour`); the engine's own is returned as it is."""
-    if written_dialect(ctx) == ctx.db.dialect or not sql:
+    SQLite's meaning kept (`sql.sqlite_flavour`); the engine's own gets only the names it would miss for their case
+    in the catalog's case (`sql.catalog_case`), so a query that resolves is returned as it is."""
+    if not sql:
         return sql
+    if written_dialect(ctx) == ctx.db.dialect:
+        if not case_sensitive(ctx.db.dialect):
+            return sql
+        respelled = in_catalog_case(sql, ctx.schema, ctx.db.dialect)
+        if respelled != sql:
+            ctx.trace.note("name_case", written=sql, engine=respelled)
+        return respelled
     engine_sql = from_sqlite(sql, ctx.db.dialect, ctx.schema)
     if engine_sql != sql:
         ctx.trace.note("model_dialect", written=sql, engine=engine_sql)

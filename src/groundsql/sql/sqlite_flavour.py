@@ -4,7 +4,8 @@ The model can write the SQL it writes best, SQLite's, for any engine (`model_dia
 rewrites it for the engine. sqlglot does the syntax (STRFTIME, `||`, NULLS FIRST where the engine sorts NULLs
 last); the semantics sqlglot leaves alone are made explicit on the tree first:
 
-- names in the catalog's own spelling (SQLite matches names whatever their case);
+- names in the catalog's own case where the engine would not match them otherwise (`sql.catalog_case`: SQLite
+  matches names whatever their case, PostgreSQL folds unquoted ones, MariaDB compares table names exactly);
 - a double-quoted word that names nothing is a string (SQLite's fallback);
 - LIKE ignores case (ILIKE, or `LOWER(…) LIKE LOWER(…)` on MariaDB/MySQL, whatever the column's collation);
 - an integer divided by an integer truncates (DuckDB's `//`, MySQL's and Spark's `DIV`; PostgreSQL's `/` does);
@@ -20,6 +21,7 @@ from sqlglot import exp
 from sqlglot.errors import ErrorLevel, SqlglotError
 
 from groundsql.catalog.schema import Schema
+from groundsql.sql.catalog_case import to_catalog_case
 from groundsql.sql.repairs.base import type_kind
 from groundsql.sql.repairs.dates import julianday_to_epoch_days
 from groundsql.sql.resolve import resolve
@@ -54,7 +56,7 @@ def from_sqlite(sql: str, dialect: str, schema: Schema | None = None) -> str:
     if schema is not None:
         _strings_for_unknown_quoted_names(tree, schema)
         integer_division(tree, schema, dialect)
-        _catalog_spelling(tree, schema, dialect)
+        to_catalog_case(tree, schema, dialect)
     for like in list(tree.find_all(exp.Like)):
         like.replace(exp.ILike(**{k: v.copy() for k, v in like.args.items() if v is not None}))
     julianday_to_epoch_days(tree, dialect)
@@ -65,18 +67,8 @@ def from_sqlite(sql: str, dialect: str, schema: Schema | None = None) -> str:
         return sql
 
 
-def _names(schema: Schema) -> dict[str, str]:
-    """Lower-cased table and column names → the catalog's spelling."""
-    names = {}
-    for table in schema.tables:
-        names.setdefault(table.name.lower(), table.name)
-        for column in table.columns:
-            names.setdefault(column.name.lower(), column.name)
-    return names
-
-
 def _strings_for_unknown_quoted_names(tree: exp.Expression, schema: Schema) -> None:
-    known = set(_names(schema))
+    known = {t.name.lower() for t in schema.tables} | {c.name.lower() for t in schema.tables for c in t.columns}
     known |= {a.alias.lower() for a in tree.find_all(exp.Alias, exp.TableAlias) if a.alias}
     known |= {t.alias.lower() for t in tree.find_all(exp.Table) if t.alias}
     for column in list(tree.find_all(exp.Column)):
@@ -84,28 +76,6 @@ def _strings_for_unknown_quoted_names(tree: exp.Expression, schema: Schema) -> N
         if (isinstance(identifier, exp.Identifier) and identifier.quoted and not column.table
                 and identifier.name.lower() not in known):
             column.replace(exp.Literal.string(identifier.name))
-
-
-def _catalog_spelling(tree: exp.Expression, schema: Schema, dialect: str) -> None:
-    """Table and column names as the catalog spells them, quoted where the engine would fold them otherwise."""
-    names = _names(schema)
-    tables = {t.name.lower() for t in schema.tables}
-    aliases = {t.alias.lower() for t in tree.find_all(exp.Table) if t.alias}
-    for node in list(tree.find_all(exp.Table, exp.Column)):
-        _respell(node, "this", names, dialect)
-        if isinstance(node, exp.Column) and node.table and node.table.lower() in tables - aliases:
-            _respell(node, "table", names, dialect)  # a qualifier that is the table's own name
-
-
-def _respell(node: exp.Expression, key: str, names: dict[str, str], dialect: str) -> None:
-    identifier = node.args.get(key)
-    if not isinstance(identifier, exp.Identifier):
-        return
-    stored = names.get(identifier.name.lower())
-    if stored is None or stored == identifier.name and not identifier.quoted:
-        return
-    quoted = identifier.quoted or (dialect == "postgres" and stored != stored.lower())
-    node.set(key, exp.to_identifier(stored, quoted=quoted))
 
 
 def integer_division(tree: exp.Expression, schema: Schema, dialect: str) -> None:

@@ -25,6 +25,7 @@ from groundsql.sql.repairs.dialect import is_dialect_error, transpile_dialect
 from groundsql.sql.repairs.grouping import group_dependent_columns, is_grouping_error
 from groundsql.sql.repairs.joins import add_missing_joins, reroute_joins, shortest_paths, unique_shortest_path
 from groundsql.sql.repairs.literals import fold_value, snap_literals
+from groundsql.sql.repairs.name_case import catalog_case_names
 from groundsql.sql.repairs.qualifier import requalify
 from groundsql.sql.repairs.spelling import name_key, respell_columns, respell_tables
 from groundsql.sql.repairs.subquery import limit_scalar_subqueries
@@ -34,6 +35,7 @@ log = logging.getLogger("groundsql")
 
 #: The rules for a query that failed, in the order they run (dialect runs first, on the text).
 RULES: list[tuple[str, Rule]] = [
+    ("name case", catalog_case_names),
     ("spelling", respell_tables),
     ("qualifier", requalify),
     ("spelling", respell_columns),
@@ -49,6 +51,7 @@ RULES: list[tuple[str, Rule]] = [
 
 #: The rules for a query that ran but returned no rows.
 EMPTY_RULES: list[tuple[str, Rule]] = [
+    ("name case", catalog_case_names),
     ("literal", snap_literals),
     ("case", like_ignoring_case),
 ]
@@ -88,7 +91,7 @@ def plan_repairs(sql: str, facts: RepairFacts) -> RepairPlan:
 
 __all__ = [
     "EMPTY_RULES", "RULES", "RepairFacts", "RepairPlan", "Rule", "RuleOutcome", "TreeFix", "add_missing_joins",
-    "aggregate_bare_columns", "aggregates_to_having", "compare_as_sqlite", "fold_value", "group_dependent_columns",
+    "aggregate_bare_columns", "aggregates_to_having", "catalog_case_names", "compare_as_sqlite", "fold_value", "group_dependent_columns",
     "julianday_to_epoch_days", "like_ignoring_case", "limit_scalar_subqueries", "is_grouping_error", "name_key", "plan_repairs", "qualify_ambiguous", "requalify", "reroute_joins", "respell_columns",
     "respell_tables", "shortest_paths", "snap_literals", "transpile_dialect", "unique_shortest_path",
 ]

@@ -4,8 +4,10 @@ the next query answers (and how long it takes, a JVM restart included).
 
     PYTHONPATH=src python benchmarks/spark_limits.py [--timeout 5] > benchmarks/results/spark_limits.md
 
-`--raw` runs a statement past the guard (straight to the engine), to measure the engine-side limits alone:
-the time limit, the stuck-statement restart and the JVM's own memory bound.
+`--one SQL` (repeatable; the tests use it) runs the given statements in this process instead, one after the other
+on the session the previous one left, a RESULT line each. `--raw` runs them past the guard (straight to the
+engine), to measure the engine-side limits alone: the time limit, the stuck-statement restart and the JVM's own
+memory bound.
 """
 
 from __future__ import annotations
@@ -104,11 +106,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--timeout", type=float, default=5.0)
     parser.add_argument("--only", help="Labels to run, comma-separated.")
-    parser.add_argument("--one", help=argparse.SUPPRESS)
+    parser.add_argument("--one", action="append", help=argparse.SUPPRESS)
     parser.add_argument("--raw", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
-    if args.one is not None:
-        print("RESULT " + json.dumps(run_one(args.one, args.timeout, not args.raw)), flush=True)
+    if args.one:  # each in turn in this process, the next on the session the previous one left (restarted)
+        for sql in args.one:
+            print("RESULT " + json.dumps(run_one(sql, args.timeout, not args.raw)), flush=True)
         return
     chosen = [s for s in STATEMENTS if not args.only or s[0] in args.only.split(",")]
     print(f"command: `python benchmarks/spark_limits.py --timeout {args.timeout:g}"

@@ -42,6 +42,28 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
 
+def _needs_spark(item: pytest.Item) -> bool:
+    """Whether `item` uses the test run's Spark session: it asks for it, or a fixture of its own (not a plain
+    parameter) is parametrized with the engine "spark" (an engine fixture that opens Spark on request)."""
+    if "spark_session" in getattr(item, "fixturenames", ()):
+        return True
+    callspec = getattr(item, "callspec", None)
+    if callspec is None:
+        return False
+    fixtures = item._fixtureinfo.name2fixturedefs  # pytest stands a plain parameter in by a pseudo-fixture
+    return any(value == "spark" and name in fixtures
+               and fixtures[name][-1].func.__name__ != "get_direct_param_fixture_func"
+               for name, value in callspec.params.items())
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """A test that runs queries on the test run's Spark JVM is `slow` (starting it takes tens of seconds, each
+    query on it a good part of a second), so `-m "not slow and not e2e"` needs no Java."""
+    for item in items:
+        if _needs_spark(item):
+            item.add_marker(pytest.mark.slow)
+
+
 def spider_db_path(db_id: str) -> Path:
     return SPIDER / "database" / db_id / f"{db_id}.sqlite"
 

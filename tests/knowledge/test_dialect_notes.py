@@ -59,12 +59,10 @@ def test_mysql_notes_hold(mysql_database: str) -> None:
 
 
 @pytest.mark.integration
-@pytest.mark.slow  # starting a local Spark session takes about 45 s
-def test_spark_notes_hold() -> None:
-    pyspark = pytest.importorskip("pyspark", reason="pyspark is not installed; the Spark notes were only parsed")
-    session = pyspark.sql.SparkSession.builder.master("local[1]").getOrCreate()
+@pytest.mark.slow  # the test run's one local Spark session (starting it takes tens of seconds)
+def test_spark_notes_hold(spark_session) -> None:
     for topic, note in notes_for("spark").items():
-        assert session.sql(note.check_sql).collect()[0][0] == note.expect, topic
+        assert spark_session.sql(note.check_sql).collect()[0][0] == note.expect, topic
 
 
 @pytest.mark.unit

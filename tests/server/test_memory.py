@@ -18,5 +18,9 @@ def test_arenas_and_trim_apply_on_glibc_and_are_no_ops_elsewhere(monkeypatch: py
     applied = memory.limit_arenas(memory.SERVER_ARENAS)
     assert applied is (memory._libc() is not None)
     assert isinstance(memory.trim_heap(), bool)
+    monkeypatch.setenv("MALLOC_MMAP_THRESHOLD_", "131072")
+    assert memory.fix_mmap_threshold() is False
+    monkeypatch.delenv("MALLOC_MMAP_THRESHOLD_")
+    assert memory.fix_mmap_threshold() is (memory._libc() is not None)
     monkeypatch.setattr(sys, "platform", "darwin")
-    assert memory.limit_arenas() is False and memory.trim_heap() is False
+    assert memory.limit_arenas() is False and memory.trim_heap() is False and memory.fix_mmap_threshold() is False

@@ -2,8 +2,8 @@
 
 Users query it with `groundsql runs` or any SQLite tool. The schema evolves through numbered migrations.
 
-The store stays bounded (`Retention`: by age, run count and size, pruned as runs are recorded and by
-`groundsql runs prune`), and traces are stored compactly: each trace is zlib-compressed JSON (`trace_z`), and the
+The store stays bounded (`Retention`: runs by age, count and size, conversations by idle age and count, pruned
+as runs are recorded and by `groundsql runs prune`), and traces are stored compactly: each trace is zlib-compressed JSON (`trace_z`), and the
 long blocks of its prompts (a schema, the rules) are stored once in `prompt_blocks` and referenced by hash, so
 the same schema asked about a thousand times is kept once. Runs written before migration 5 keep their plain
 `trace` and still read; `runs prune` compacts them.

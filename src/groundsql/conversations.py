@@ -85,7 +85,8 @@ class ConversationStore:
         """Start a conversation about `database` (a display-safe name or URL, never a password)."""
         conversation = Conversation(id=uuid.uuid4().hex, database=database, created_at=time.time(), title=title)
         with self._connect() as conn:
-            conn.execute("INSERT INTO conversations (id, created_at, database, title, active_at) VALUES (?, ?, ?, ?, ?)",
+            conn.execute("INSERT INTO conversations (id, created_at, database, title, active_at) "
+                         "VALUES (?, ?, ?, ?, ?)",
                          (conversation.id, conversation.created_at, database, title, conversation.created_at))
         return conversation
 
@@ -140,11 +141,12 @@ class ConversationStore:
                 conversation.title = turn.standalone[:80]
             updated = conn.execute("UPDATE conversations SET active_at = ?, title = ? WHERE id = ?",
                                    (turn.created_at, conversation.title, conversation.id)).rowcount
-            if not updated:  # pruned meanwhile (an explicit `runs prune` with tight limits): the turn keeps a home
-                log.info("conversation %s was pruned during its ask; stored again with its new turn", conversation.id)
+            if not updated:  # pruned meanwhile (`runs prune` with tight limits): the turn keeps a home
+                log.info("conversation %s was pruned during its ask; stored again with its new turn",
+                         conversation.id)
                 conn.execute("INSERT INTO conversations (id, created_at, database, title, active_at) "
-                             "VALUES (?, ?, ?, ?, ?)", (conversation.id, conversation.created_at, conversation.database,
-                                                        conversation.title, turn.created_at))
+                             "VALUES (?, ?, ?, ?, ?)", (conversation.id, conversation.created_at,
+                                                        conversation.database, conversation.title, turn.created_at))
         conversation.turns.append(turn)
         return turn
 

@@ -3,10 +3,10 @@
 Users query it with `groundsql runs` or any SQLite tool. The schema evolves through numbered migrations.
 
 The store stays bounded (`Retention`: runs by age, count and size, conversations by idle age and count, pruned
-as runs are recorded and by `groundsql runs prune`), and traces are stored compactly: each trace is zlib-compressed JSON (`trace_z`), and the
-long blocks of its prompts (a schema, the rules) are stored once in `prompt_blocks` and referenced by hash, so
-the same schema asked about a thousand times is kept once. Runs written before migration 5 keep their plain
-`trace` and still read; `runs prune` compacts them.
+as runs are recorded and by `groundsql runs prune`), and traces are stored compactly: each trace is
+zlib-compressed JSON (`trace_z`), and the long blocks of its prompts (a schema, the rules) are stored once in
+`prompt_blocks` and referenced by hash, so the same schema asked about a thousand times is kept once. Runs
+written before migration 5 keep their plain `trace` and still read; `runs prune` compacts them.
 """
 
 from __future__ import annotations
@@ -115,7 +115,8 @@ VERDICTS = ("right", "wrong")
 
 #: Environment variables that set the retention of every store a process opens (0 or "none": no limit).
 RETENTION_ENV = {"max_age_days": "GROUNDSQL_RUNS_MAX_AGE_DAYS", "max_runs": "GROUNDSQL_RUNS_MAX_RUNS",
-                 "max_mb": "GROUNDSQL_RUNS_MAX_MB", "conversations_max_age_days": "GROUNDSQL_CONVERSATIONS_MAX_AGE_DAYS",
+                 "max_mb": "GROUNDSQL_RUNS_MAX_MB",
+                 "conversations_max_age_days": "GROUNDSQL_CONVERSATIONS_MAX_AGE_DAYS",
                  "max_conversations": "GROUNDSQL_CONVERSATIONS_MAX"}
 #: A conversation with a turn (or an ask begun) this recently is in use: no retention limit deletes it.
 CONVERSATION_GRACE_S = 3600.0
@@ -403,7 +404,7 @@ class RunStore:
             try:  # a dry run deletes as a real one would, then rolls back: its counts are exact
                 if compact:
                     report.compacted = _compact_legacy(conn)
-                # conversations first: the runs of the ones deleted are no longer kept, and age or go by count below
+                # conversations first: the runs of those deleted are no longer kept; they age or go by count below
                 report.conversations_by_age, report.conversations_by_count = _prune_conversations(conn, limits)
                 report.conversations = _count(conn, "conversations")
                 if limits.max_age_days is not None:

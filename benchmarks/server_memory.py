@@ -127,7 +127,11 @@ def main() -> int:
     parser.add_argument("--every-s", type=float, default=30.0, help="seconds between samples and snapshots")
     parser.add_argument("--frames", type=int, default=12, help="traceback depth tracemalloc keeps")
     parser.add_argument("--out", type=Path, default=HERE / "results" / "server_memory.md")
+    parser.add_argument("--report", type=Path, default=None, metavar="WORK",
+                        help="only write the report again from a finished run's folder (it prints its path)")
     args = parser.parse_args()
+    if args.report is not None:
+        return write_report(args.report, args.out)
     sys.path.insert(0, str(HERE))
     from server_soak import InstantModel, Log, client, free_port, git_commit
 
@@ -135,8 +139,10 @@ def main() -> int:
 
     command = " ".join(["taskset -c 1", Path(sys.executable).name, "benchmarks/server_memory.py", *sys.argv[1:]])
     print(f"command: {command}", flush=True)
+    commit = git_commit()
     model = InstantModel()
     work = Path(tempfile.mkdtemp(prefix="groundsql-memory-"))
+    print(f"work folder: {work}", flush=True)
     db = work / "shop.sqlite"
     generate_demo_database(db, seed=7)
     port = free_port()
@@ -144,6 +150,7 @@ def main() -> int:
            "OPENAI_API_KEY": "soak"}
     snapshots = work / "snapshots"
     server_log = work / "server.log"
+    launched = time.monotonic()  # the server's clock starts about now: its samples' times are from here
     with open(server_log, "w", encoding="utf-8") as log_file:
         server = subprocess.Popen(
             [sys.executable, __file__, "--serve-traced", str(snapshots), str(args.every_s), str(args.frames),
@@ -166,6 +173,7 @@ def main() -> int:
         time.sleep(0.5)
     log = Log()
     started = time.monotonic()
+    offset = started - launched
     stop_at = started + args.minutes * 60
 
     async def run_clients() -> None:
@@ -180,12 +188,24 @@ def main() -> int:
         server.kill()
     model.close()
 
+    run = {"command": command, "commit": commit, "minutes": args.minutes, "clients": args.clients,
+           "frames": args.frames, "when": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+           "requests": [t + offset for t, *_ in log.requests], "failures": log.failures}
+    (work / "run.json").write_text(json.dumps(run), encoding="utf-8")
+    return write_report(work, args.out)
+
+
+def write_report(work: Path, out: Path) -> int:
+    """The report of the run kept in `work` (its samples, snapshots and run.json) to `out`."""
+    run = json.loads((work / "run.json").read_text(encoding="utf-8"))
+    snapshots = work / "snapshots"
     samples = [json.loads(line) for line in (snapshots / "samples.jsonl").read_text().splitlines()]
-    warm = [s for s in samples if (snapshots / f"snapshot-{s['n']:03d}.pickle").exists()] or samples
+    traced = [s for s in samples if (snapshots / f"snapshot-{s['n']:03d}.pickle").exists()]
+    warm = traced[1:] if len(traced) > 2 else traced or samples  # tracemalloc's start allocates: not the server's
     first, last = warm[0], warm[-1]
     minutes = (last["t"] - first["t"]) / 60 or float("nan")
-    requests = [t for t, *_ in log.requests]
-    served = sum(1 for t in requests if first["t"] <= t <= last["t"])
+    requests = run.get("requests")
+    served = sum(1 for t in requests if first["t"] <= t <= last["t"]) if requests is not None else None
     for s in samples:  # tracemalloc's own tables are malloc'd too: left out of what the server holds
         s["malloc_in_use_mb"] = s.get("malloc_in_use_mb", 0.0) - s.get("tracemalloc_mb", 0.0)
         s["rss_mb"] -= s.get("tracemalloc_mb", 0.0)
@@ -195,22 +215,23 @@ def main() -> int:
              ("malloc in use (all arenas + mmap)", "malloc_in_use_mb"), ("malloc free, kept in arenas",
                                                                          "malloc_free_mb")]
     lines = [
-        f"# Server memory: where a soak's growth goes ({args.minutes:g} minutes, {args.clients} clients)", "",
-        f"Command: `{command}`  ",
-        f"Commit: {git_commit()}; run {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}.  ",
+        f"# Server memory: where a soak's growth goes ({run['minutes']:g} minutes, {run['clients']} clients)", "",
+        f"Command: `{run['command']}`  ",
+        f"Commit: {run['commit']}; run {run['when']}.  ",
         f"Machine: {platform.platform()}, Python {platform.python_version()}, load average {os.getloadavg()[0]:.1f} "
         "(a shared machine; everything on one core).  ",
-        f"Requests: {len(log.requests):,} in all, {served:,} between the samples compared (minute "
-        f"{first['t'] / 60:.1f} → {last['t'] / 60:.1f}, the server under tracemalloc, {args.frames} frames); "
-        f"failures: {log.failures or 'none'}.", "",
+        f"Requests: {run.get('total', len(requests or [])):,} in all"
+        + (f", {served:,} between the samples compared" if served is not None else "")
+        + f" (minute {first['t'] / 60:.1f} → {last['t'] / 60:.1f} of the server's life, under tracemalloc with "
+        f"{run['frames']} frames from the sample before); failures: {run['failures'] or 'none'}.", "",
         "| part | after warm-up (MB) | at the end (MB) | growth (MB/min) | per request (KB) |",
         "|---|---:|---:|---:|---:|",
     ]
     for label, key in parts:
         if key in first and key in last:
             grown = last[key] - first[key]
-            lines.append(f"| {label} | {first[key]:.2f} | {last[key]:.2f} | {grown / minutes:+.3f} | "
-                         f"{grown * 1e3 / max(served, 1):+.2f} |")
+            per_request = f"{grown * 1e3 / served:+.2f}" if served else "–"
+            lines.append(f"| {label} | {first[key]:.2f} | {last[key]:.2f} | {grown / minutes:+.3f} | {per_request} |")
     lines += ["", "Samples (MB):", "", "| minute | RSS | anon | file | Python | SQLite | malloc in use | malloc free | "
               "threads |", "|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for s in samples:
@@ -224,8 +245,8 @@ def main() -> int:
         lines.append(f"- {size_kb:+.1f} KB, {count:+d} blocks: " + " ← ".join(reversed(frames[-6:])))
     text = "\n".join(lines) + "\n"
     print(text)
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(text, encoding="utf-8")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(text, encoding="utf-8")
     return 0
 
 

@@ -235,6 +235,7 @@ def main() -> int:
     warmup_s = 60 * (args.warmup_minutes if args.warmup_minutes is not None else args.minutes / 6)
     command = " ".join(["taskset -c 1", Path(sys.executable).name, "benchmarks/server_soak.py", *sys.argv[1:]])
     print(f"command: {command}", flush=True)
+    commit = git_commit()  # before the run writes its own results (which would read as uncommitted changes)
     model = InstantModel()
     work = Path(tempfile.mkdtemp(prefix="groundsql-soak-"))
     state = work / "state"
@@ -327,14 +328,14 @@ def main() -> int:
     rss_first, rss_last = (after[0]["rss_mb"], after[-1]["rss_mb"]) if after else (float("nan"),) * 2
 
     title = (f"groundsql serve soak: {args.clients} clients, {args.minutes:g} min, instant OpenAI-compatible model, "
-             f"commit {git_commit()}")
+             f"commit {commit}")
     args.out.parent.mkdir(parents=True, exist_ok=True)
     plot(samples, warmup_s, args.out.with_suffix(".png"), title)
     verdict = lambda ok: "yes" if ok else "**no**"  # noqa: E731
     lines = [
         f"# Server soak: {args.minutes:g} minutes, {args.clients} clients", "",
         f"Command: `{command}`  ",
-        f"Commit: {git_commit()}; run {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}.  ",
+        f"Commit: {commit}; run {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}.  ",
         f"Machine: {platform.platform()}, {os.cpu_count()} CPUs (everything pinned to one core with taskset: server, "
         f"clients and model share it), Python {platform.python_version()}; load average at the end "
         f"{os.getloadavg()[0]:.1f} (a shared machine).  ",

@@ -1,13 +1,16 @@
 """The run store stays bounded: compact traces (compressed, prompt blocks stored once), retention by age, count
-and size, `groundsql runs prune`, and old stores that still read. Marked runs and runs a conversation points at
-always survive."""
+and size, conversation retention by idle age and count, `groundsql runs prune`, old stores that still read, and
+a bounded pool of connections however many threads record. Marked runs and runs a conversation points at always
+survive, and so does a conversation in use."""
 
 from __future__ import annotations
 
 import json
 import logging
 import sqlite3
+import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -17,7 +20,7 @@ from groundsql.answer import Answer
 from groundsql.cli import cli
 from groundsql.conversations import ConversationStore, Turn
 from groundsql.errors import ConfigError
-from groundsql.runs import CHECK_EVERY, MIGRATIONS, Retention, RunStore
+from groundsql.runs import CHECK_EVERY, CONVERSATION_GRACE_S, MIGRATIONS, POOL_SIZE, Retention, RunStore
 from groundsql.trace import ModelCall, Note, Trace
 
 pytestmark = pytest.mark.unit
@@ -127,7 +130,12 @@ def test_the_store_prunes_itself_as_it_records(tmp_path: Path) -> None:
 
 
 def test_retention_from_the_environment_and_overrides(monkeypatch: pytest.MonkeyPatch) -> None:
-    assert Retention() == Retention(max_age_days=90, max_runs=100_000, max_mb=500)
+    assert Retention() == Retention(max_age_days=90, max_runs=100_000, max_mb=500, conversations_max_age_days=90,
+                                    max_conversations=10_000)
+    monkeypatch.setenv("GROUNDSQL_CONVERSATIONS_MAX", "50")
+    monkeypatch.setenv("GROUNDSQL_CONVERSATIONS_MAX_AGE_DAYS", "none")
+    conversations = Retention.from_env()
+    assert (conversations.max_conversations, conversations.conversations_max_age_days) == (50, None)
     monkeypatch.setenv("GROUNDSQL_RUNS_MAX_AGE_DAYS", "7")
     monkeypatch.setenv("GROUNDSQL_RUNS_MAX_MB", "0")
     retention = Retention.from_env(max_runs=10)
@@ -181,3 +189,125 @@ def test_a_note_only_trace_and_an_empty_one_round_trip(tmp_path: Path) -> None:
     assert store.get(store.record(answer, "db"))["trace"][0]["data"]["text"] == "x" * 5000
     empty = Answer(question="q", sql="", result=None, preset="baseline", model="fake", trace=Trace())
     assert store.get(store.record(empty, "db"))["trace"] == []
+
+
+# -- conversations -------------------------------------------------------------------------------------------
+
+
+def _conversation(store: ConversationStore, idle_days: float, runs: RunStore) -> str:
+    """A conversation with one turn (and its run), last used `idle_days` ago."""
+    conversation = store.create("shop")
+    run_id = runs.record(_answer(f"asked in {conversation.id}?"), "shop.sqlite")
+    store.add_turn(conversation, Turn(position=0, question="q", standalone="q", run_id=run_id))
+    when = time.time() - idle_days * 86400
+    with sqlite3.connect(runs.path) as conn:
+        conn.execute("UPDATE conversations SET created_at = ?, active_at = ? WHERE id = ?",
+                     (when, when, conversation.id))
+        conn.execute("UPDATE conversation_turns SET created_at = ? WHERE conversation_id = ?", (when, conversation.id))
+        conn.execute("UPDATE runs SET created_at = ? WHERE id = ?", (when, run_id))
+    return conversation.id
+
+
+def _conversation_ids(runs: RunStore) -> set[str]:
+    with sqlite3.connect(runs.path) as conn:
+        return {row[0] for row in conn.execute("SELECT id FROM conversations")}
+
+
+def test_conversations_go_by_idle_age_with_their_turns_and_then_their_runs_age_out(tmp_path: Path) -> None:
+    runs = RunStore(tmp_path / "runs.sqlite", retention=NO_LIMITS)
+    store = ConversationStore(runs)
+    stale = _conversation(store, 120, runs)
+    old_but_used = _conversation(store, 120, runs)
+    store.touch(old_but_used)  # asked again just now: it is in use
+    fresh = _conversation(store, 1, runs)
+    report = runs.prune(Retention(max_age_days=90, max_runs=None, max_mb=None, conversations_max_age_days=90))
+    assert (report.conversations_by_age, report.conversations) == (1, 2)
+    assert _conversation_ids(runs) == {old_but_used, fresh}
+    with sqlite3.connect(runs.path) as conn:
+        assert conn.execute("SELECT count(*) FROM conversation_turns WHERE conversation_id = ?",
+                            (stale,)).fetchone()[0] == 0
+    # the stale conversation's run was kept while a turn pointed at it; now it is past the runs' age limit too
+    assert report.by_age == 1 and report.kept == 2
+    assert store.get(old_but_used).turns[0].run_id is not None and runs.get(store.get(old_but_used).turns[0].run_id)
+    with pytest.raises(ConfigError, match="no conversation"):
+        store.get(stale)
+
+
+def test_conversations_over_the_count_go_least_recently_used_first_never_one_in_use(tmp_path: Path) -> None:
+    runs = RunStore(tmp_path / "runs.sqlite", retention=NO_LIMITS)
+    store = ConversationStore(runs)
+    idle = [_conversation(store, 30 - day, runs) for day in range(20)]  # idle[0] is the least recently used
+    in_use = [store.create("shop").id for _ in range(3)]  # just created: within the grace period
+    report = runs.prune(Retention(max_age_days=None, max_runs=None, max_mb=None, max_conversations=10))
+    # down to 90% of the limit (9), but the three in use are never counted as deletable
+    assert report.conversations_by_count == 23 - 9 and report.conversations == 9
+    assert _conversation_ids(runs) == set(idle[-6:]) | set(in_use)
+    tight = runs.prune(Retention(max_age_days=None, max_runs=None, max_mb=None, max_conversations=1))
+    assert set(in_use) <= _conversation_ids(runs) and tight.conversations == 3
+    assert CONVERSATION_GRACE_S >= 600  # longer than an ask may take (ask_timeout_s)
+
+
+def test_a_turn_stored_after_its_conversation_was_pruned_brings_it_back(tmp_path: Path) -> None:
+    runs = RunStore(tmp_path / "runs.sqlite", retention=NO_LIMITS)
+    store = ConversationStore(runs)
+    conversation = store.get(_conversation(store, 200, runs))  # an ask begins: the conversation is read ...
+    runs.prune(Retention(max_age_days=None, max_runs=None, max_mb=None, conversations_max_age_days=90))
+    store.add_turn(conversation, Turn(position=0, question="and by region?", standalone="q by region"))
+    again = store.get(conversation.id)  # ... and its new turn still has a conversation to belong to
+    assert [t.question for t in again.turns] == ["and by region?"] and again.turns[0].position == 2
+
+
+def test_an_old_store_gets_each_conversations_last_use_from_its_turns(tmp_path: Path) -> None:
+    path = tmp_path / "old.sqlite"
+    conn = sqlite3.connect(path)
+    for number, statement in enumerate(MIGRATIONS[:10], start=1):  # before conversation retention
+        conn.execute(statement)
+        conn.execute(f"PRAGMA user_version = {number}")
+    conn.execute("INSERT INTO conversations (id, created_at, database) VALUES ('a', 100.0, 'shop'), "
+                 "('b', 200.0, 'shop')")
+    conn.execute("INSERT INTO conversation_turns (conversation_id, position, created_at, question, standalone) "
+                 "VALUES ('a', 1, 150.0, 'q', 'q'), ('a', 2, 900.0, 'q2', 'q2')")
+    conn.commit()
+    conn.close()
+    RunStore(path, retention=NO_LIMITS)
+    with sqlite3.connect(path) as conn:
+        assert dict(conn.execute("SELECT id, active_at FROM conversations")) == {"a": 900.0, "b": 200.0}
+
+
+def test_runs_prune_command_prunes_conversations(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("GROUNDSQL_STATE_DIR", str(tmp_path))
+    runs = RunStore(retention=NO_LIMITS)
+    store = ConversationStore(runs)
+    kept = [_conversation(store, days, runs) for days in (1, 2, 40, 50)]
+    result = CliRunner().invoke(cli, ["runs", "prune", "--conversations-max-age-days", "30", "--max-conversations",
+                                      "0"])
+    assert result.exit_code == 0, result.output
+    assert "deleted 2 conversation(s): 2 by age, 0 by count; 2 left" in result.output
+    assert _conversation_ids(runs) == set(kept[:2])
+
+
+# -- connections ---------------------------------------------------------------------------------------------
+
+
+def test_many_threads_share_a_bounded_pool_of_connections(tmp_path: Path) -> None:
+    runs = RunStore(tmp_path / "runs.sqlite", retention=NO_LIMITS)
+    conversations = ConversationStore(runs)
+    threads: set[int] = set()
+
+    def work(i: int) -> int:
+        threads.add(threading.get_ident())
+        conversation = conversations.create("shop")
+        run_id = runs.record(_answer(f"question {i}?"), "shop.sqlite")
+        conversations.add_turn(conversations.get(conversation.id), Turn(position=0, question="q", standalone="q",
+                                                                        run_id=run_id))
+        assert runs.get(run_id)["question"] == f"question {i}?"
+        return run_id
+
+    with ThreadPoolExecutor(max_workers=24) as pool:
+        ids = list(pool.map(work, range(240)))
+    assert len(set(ids)) == 240 and len(threads) > POOL_SIZE
+    assert 1 <= runs.open_connections <= POOL_SIZE  # not one connection (and page cache) per thread
+    with runs.connection() as outer, runs.connection() as inner:  # a thread holding one gets it again
+        assert outer is inner
+    runs.close()
+    assert runs.open_connections == 0 and runs.recent(1)[0]["id"] == max(ids)

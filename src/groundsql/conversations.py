@@ -12,6 +12,7 @@ import time
 import unicodedata
 import uuid
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -77,18 +78,23 @@ class ConversationStore:
     def __init__(self, runs: RunStore | None = None):
         self.runs = runs or RunStore()
 
-    def _connect(self) -> sqlite3.Connection:
-        conn = sqlite3.connect(self.runs.path, timeout=10)
-        conn.row_factory = sqlite3.Row
-        return conn
+    def _connect(self) -> AbstractContextManager[sqlite3.Connection]:
+        return self.runs.connection(sqlite3.Row)  # the run store's pool: no connection (and cache) per call
 
     def create(self, database: str, title: str | None = None) -> Conversation:
         """Start a conversation about `database` (a display-safe name or URL, never a password)."""
         conversation = Conversation(id=uuid.uuid4().hex, database=database, created_at=time.time(), title=title)
         with self._connect() as conn:
-            conn.execute("INSERT INTO conversations (id, created_at, database, title) VALUES (?, ?, ?, ?)",
-                         (conversation.id, conversation.created_at, database, title))
+            conn.execute("INSERT INTO conversations (id, created_at, database, title, active_at) "
+                         "VALUES (?, ?, ?, ?, ?)",
+                         (conversation.id, conversation.created_at, database, title, conversation.created_at))
         return conversation
+
+    def touch(self, conversation_id: str) -> None:
+        """Mark the conversation in use now (an ask has begun): retention leaves it alone for a grace period
+        (`groundsql.runs.CONVERSATION_GRACE_S`)."""
+        with self._connect() as conn:
+            conn.execute("UPDATE conversations SET active_at = ? WHERE id = ?", (time.time(), conversation_id))
 
     def get(self, conversation_id: str) -> Conversation:
         """The conversation with all its turns.
@@ -133,7 +139,14 @@ class ConversationStore:
                  turn.row_count, turn.error))
             if conversation.title is None:
                 conversation.title = turn.standalone[:80]
-                conn.execute("UPDATE conversations SET title = ? WHERE id = ?", (conversation.title, conversation.id))
+            updated = conn.execute("UPDATE conversations SET active_at = ?, title = ? WHERE id = ?",
+                                   (turn.created_at, conversation.title, conversation.id)).rowcount
+            if not updated:  # pruned meanwhile (`runs prune` with tight limits): the turn keeps a home
+                log.info("conversation %s was pruned during its ask; stored again with its new turn",
+                         conversation.id)
+                conn.execute("INSERT INTO conversations (id, created_at, database, title, active_at) "
+                             "VALUES (?, ?, ?, ?, ?)", (conversation.id, conversation.created_at,
+                                                        conversation.database, conversation.title, turn.created_at))
         conversation.turns.append(turn)
         return turn
 
@@ -231,6 +244,7 @@ def ask_in_conversation(
         from groundsql.api import ask
     options = conversation_options or ConversationOptions()
     conversation = store.get(conversation_id)
+    store.touch(conversation.id)  # in use: retention leaves it alone while this ask runs
     trace = trace if trace is not None else Trace()
     standalone = standalone_question(conversation.turns, question, model, dialect=db.dialect, trace=trace,
                                      options=options)

@@ -2,11 +2,11 @@
 
 Users query it with `groundsql runs` or any SQLite tool. The schema evolves through numbered migrations.
 
-The store stays bounded (`Retention`: by age, run count and size, pruned as runs are recorded and by
-`groundsql runs prune`), and traces are stored compactly: each trace is zlib-compressed JSON (`trace_z`), and the
-long blocks of its prompts (a schema, the rules) are stored once in `prompt_blocks` and referenced by hash, so
-the same schema asked about a thousand times is kept once. Runs written before migration 5 keep their plain
-`trace` and still read; `runs prune` compacts them.
+The store stays bounded (`Retention`: runs by age, count and size, conversations by idle age and count, pruned
+as runs are recorded and by `groundsql runs prune`), and traces are stored compactly: each trace is
+zlib-compressed JSON (`trace_z`), and the long blocks of its prompts (a schema, the rules) are stored once in
+`prompt_blocks` and referenced by hash, so the same schema asked about a thousand times is kept once. Runs
+written before migration 5 keep their plain `trace` and still read; `runs prune` compacts them.
 """
 
 from __future__ import annotations
@@ -21,6 +21,8 @@ import sqlite3
 import threading
 import time
 import zlib
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -96,6 +98,12 @@ MIGRATIONS: list[str] = [
     "CREATE INDEX IF NOT EXISTS run_prompt_blocks_hash ON run_prompt_blocks (hash)",
     "CREATE INDEX IF NOT EXISTS runs_created_at ON runs (created_at)",
     "CREATE INDEX IF NOT EXISTS conversation_turns_run ON conversation_turns (run_id)",
+    # 11-14: conversation retention (a conversation's last activity) and its turns found without a table scan
+    "ALTER TABLE conversations ADD COLUMN active_at REAL",
+    """UPDATE conversations SET active_at = coalesce((SELECT max(t.created_at) FROM conversation_turns AS t
+        WHERE t.conversation_id = conversations.id), created_at)""",
+    "CREATE INDEX IF NOT EXISTS conversations_active_at ON conversations (active_at)",
+    "CREATE INDEX IF NOT EXISTS conversation_turns_conversation ON conversation_turns (conversation_id, position)",
 ]
 
 #: Runs that must outlive any retention or pruning: those a user marked (the suite's questions). A condition on
@@ -107,7 +115,13 @@ VERDICTS = ("right", "wrong")
 
 #: Environment variables that set the retention of every store a process opens (0 or "none": no limit).
 RETENTION_ENV = {"max_age_days": "GROUNDSQL_RUNS_MAX_AGE_DAYS", "max_runs": "GROUNDSQL_RUNS_MAX_RUNS",
-                 "max_mb": "GROUNDSQL_RUNS_MAX_MB"}
+                 "max_mb": "GROUNDSQL_RUNS_MAX_MB",
+                 "conversations_max_age_days": "GROUNDSQL_CONVERSATIONS_MAX_AGE_DAYS",
+                 "max_conversations": "GROUNDSQL_CONVERSATIONS_MAX"}
+#: A conversation with a turn (or an ask begun) this recently is in use: no retention limit deletes it.
+CONVERSATION_GRACE_S = 3600.0
+#: When a conversation was last in use: its last turn, the start of its last ask, or its creation.
+_ACTIVE = "coalesce(active_at, created_at)"
 #: Records between two retention checks of one store (the first record of a process checks too).
 CHECK_EVERY = 200
 #: Pruning goes this far below a count or size limit, so that it runs now and then rather than on every check.
@@ -118,6 +132,10 @@ MIN_BLOCK_CHARS = 200
 LOW_DISK_MB = 1024
 #: The write-ahead log is truncated to this size after each checkpoint.
 WAL_LIMIT_BYTES = 16 * 1024 * 1024
+#: Connections one store keeps open, whatever the number of threads using it (more callers wait their turn).
+POOL_SIZE = 4
+#: Page cache of each pooled connection in KiB (SQLite's default is 2 MiB): appends and small reads need little.
+CACHE_KIB = 512
 #: The least time between two warnings of one kind from one store.
 WARN_EVERY_S = 600.0
 
@@ -126,7 +144,9 @@ class Retention(BaseModel):
     """How much of the run store is kept; None (or 0 in the environment) turns a limit off.
 
     Runs past any limit are deleted oldest first, except the runs a user marked (the evaluation suite's
-    questions) and the runs a conversation's turn points at.
+    questions) and the runs a conversation's turn points at. Conversations past theirs are deleted least recently
+    used first, with their turns (their runs then age like any other), except one used in the last
+    `CONVERSATION_GRACE_S`.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -134,6 +154,10 @@ class Retention(BaseModel):
     max_age_days: float | None = Field(90.0, description="Runs older than this many days are deleted.")
     max_runs: int | None = Field(100_000, description="At most this many runs are kept.")
     max_mb: float | None = Field(500.0, description="The store's live data is kept under this many megabytes.")
+    conversations_max_age_days: float | None = Field(
+        90.0, description="Conversations not used for this many days are deleted with their turns.")
+    max_conversations: int | None = Field(
+        10_000, description="At most this many conversations are kept, the most recently used.")
 
     @classmethod
     def from_env(cls, **overrides: Any) -> Retention:
@@ -167,16 +191,24 @@ class PruneReport:
     compacted: int = 0
     runs: int = 0
     kept: int = 0  # marked runs and those conversations point at: never pruned
+    conversations_by_age: int = 0
+    conversations_by_count: int = 0
+    conversations: int = 0  # left after pruning
     mb_before: float = 0.0
     mb_after: float = 0.0
     file_mb: float = 0.0
 
     @property
     def deleted(self) -> int:
+        """Runs deleted."""
         return self.by_age + self.by_count + self.by_size
 
+    @property
+    def conversations_deleted(self) -> int:
+        return self.conversations_by_age + self.conversations_by_count
+
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self) | {"deleted": self.deleted}
+        return asdict(self) | {"deleted": self.deleted, "conversations_deleted": self.conversations_deleted}
 
 
 def state_dir() -> Path:
@@ -199,7 +231,11 @@ class RunStore:
         self._since_check = CHECK_EVERY  # the first record of a process checks
         self._check_lock = threading.Lock()
         self._warned: dict[str, float] = {}
-        self._local = threading.local()
+        self._local = threading.local()  # the connection this thread has borrowed, if any
+        self._slots = threading.BoundedSemaphore(POOL_SIZE)
+        self._idle: list[sqlite3.Connection] = []  # list.append and list.pop are atomic
+        self._pool_lock = threading.Lock()
+        self._opened = 0
         self._migrate()
 
     def _migrate(self) -> None:
@@ -225,17 +261,54 @@ class RunStore:
         finally:
             conn.close()
 
-    def _connect(self) -> sqlite3.Connection:
-        """This thread's connection, opened once: a server's pool threads each keep one instead of opening (and
-        allocating a page cache for) a connection per record."""
-        conn = getattr(self._local, "conn", None)
-        if conn is None:
-            conn = sqlite3.connect(self.path, timeout=30)
-            conn.execute("PRAGMA synchronous = NORMAL")  # with WAL: durable across crashes of the process
-            conn.execute(f"PRAGMA journal_size_limit = {WAL_LIMIT_BYTES}")
+    @contextmanager
+    def connection(self, row_factory: Any = None) -> Iterator[sqlite3.Connection]:
+        """One of the store's pooled connections, for one transaction (committed when the block ends, rolled back
+        when it raises); also for the tables that live beside the runs (conversations).
+
+        At most `POOL_SIZE` connections are open, each with a `CACHE_KIB` page cache, however many threads call:
+        a server's pools run a few dozen threads, and a connection per thread, each filling SQLite's default
+        2 MiB cache as the file grows, made the server's memory creep for hours. A thread that already holds
+        one gets the same connection back, inside the outer transaction.
+        """
+        held = getattr(self._local, "conn", None)
+        if held is not None:
+            previous, held.row_factory = held.row_factory, row_factory
+            try:
+                yield held
+            finally:
+                held.row_factory = previous
+            return
+        with self._slots:
+            try:
+                conn = self._idle.pop()
+            except IndexError:
+                conn = sqlite3.connect(self.path, timeout=30, check_same_thread=False)
+                conn.execute("PRAGMA synchronous = NORMAL")  # with WAL: durable across crashes of the process
+                conn.execute(f"PRAGMA journal_size_limit = {WAL_LIMIT_BYTES}")
+                conn.execute(f"PRAGMA cache_size = -{CACHE_KIB}")
+                with self._pool_lock:
+                    self._opened += 1
+            conn.row_factory = row_factory
             self._local.conn = conn
-        conn.row_factory = None
-        return conn
+            try:
+                with conn:
+                    yield conn
+            finally:
+                self._local.conn = None
+                self._idle.append(conn)
+
+    @property
+    def open_connections(self) -> int:
+        """Pooled connections open now (at most `POOL_SIZE`)."""
+        return self._opened
+
+    def close(self) -> None:
+        """Close the idle pooled connections (a later call opens new ones)."""
+        while self._idle:
+            self._idle.pop().close()
+            with self._pool_lock:
+                self._opened -= 1
 
     def record(self, answer: Answer, database: str) -> int:
         """Store one answer; `database` must already be display-safe (no password). Every `CHECK_EVERY` records
@@ -243,7 +316,7 @@ class RunStore:
         usage = answer.trace.usage()
         events, blocks = _split_prompts(json.loads(json.dumps(answer.trace.to_list(), default=json_safe)))
         trace_z = zlib.compress(json.dumps(events, separators=(",", ":")).encode("utf-8"), 6)
-        with self._connect() as conn:
+        with self.connection() as conn:
             cursor = conn.execute(
                 "INSERT INTO runs (created_at, question, database, preset, model, sql, ok, error, row_count, "
                 "confidence, prompt_tokens, completion_tokens, llm_calls, db_queries, elapsed_s, trace, trace_z) "
@@ -261,8 +334,7 @@ class RunStore:
 
     def get(self, run_id: int) -> dict[str, Any] | None:
         """One run with its trace (decoded) and its mark (None when unmarked), or None."""
-        with self._connect() as conn:
-            conn.row_factory = sqlite3.Row
+        with self.connection(sqlite3.Row) as conn:
             row = conn.execute("SELECT * FROM runs WHERE id = ?", (run_id,)).fetchone()
             if row is None:
                 return None
@@ -293,17 +365,23 @@ class RunStore:
 
     def size_mb(self) -> float:
         """The store's live data in megabytes (its pages in use, without the free ones SQLite will reuse)."""
-        with self._connect() as conn:
+        with self.connection() as conn:
             return _live_mb(conn)
 
     def _over(self) -> bool:
         limits = self.retention
-        with self._connect() as conn:
+        with self.connection() as conn:
             if limits.max_age_days is not None:
                 oldest = conn.execute(f"SELECT min(created_at) FROM runs WHERE NOT {KEPT_RUNS}").fetchone()[0]
                 if oldest is not None and oldest < time.time() - limits.max_age_days * 86400:
                     return True
             if limits.max_runs is not None and _count(conn) > limits.max_runs:
+                return True
+            if limits.conversations_max_age_days is not None:
+                idle = conn.execute(f"SELECT min({_ACTIVE}) FROM conversations").fetchone()[0]
+                if idle is not None and idle < _conversation_cutoff(limits.conversations_max_age_days):
+                    return True
+            if limits.max_conversations is not None and _count(conn, "conversations") > limits.max_conversations:
                 return True
             return limits.max_mb is not None and _live_mb(conn) > limits.max_mb
 
@@ -326,6 +404,9 @@ class RunStore:
             try:  # a dry run deletes as a real one would, then rolls back: its counts are exact
                 if compact:
                     report.compacted = _compact_legacy(conn)
+                # conversations first: the runs of those deleted are no longer kept; they age or go by count below
+                report.conversations_by_age, report.conversations_by_count = _prune_conversations(conn, limits)
+                report.conversations = _count(conn, "conversations")
                 if limits.max_age_days is not None:
                     cutoff = time.time() - limits.max_age_days * 86400
                     report.by_age = conn.execute(f"DELETE FROM runs WHERE created_at < ? AND NOT {KEPT_RUNS}",
@@ -358,6 +439,9 @@ class RunStore:
         finally:
             conn.close()
         report.file_mb = self.path.stat().st_size / 1e6 if self.path.exists() else 0.0
+        if report.conversations_deleted and not dry_run:
+            log.info("run store %s: pruned %d conversation(s) (%d by age, %d by count)", self.path,
+                     report.conversations_deleted, report.conversations_by_age, report.conversations_by_count)
         if report.deleted and not dry_run:
             log.info("run store %s: pruned %d run(s) (%d by age, %d by count, %d by size); %.1f MB live",
                      self.path, report.deleted, report.by_age, report.by_count, report.by_size, report.mb_after)
@@ -388,8 +472,7 @@ class RunStore:
 
     def recent(self, limit: int = 20) -> list[dict[str, Any]]:
         """The latest runs (without traces), each with its `mark` verdict (None when unmarked)."""
-        with self._connect() as conn:
-            conn.row_factory = sqlite3.Row
+        with self.connection(sqlite3.Row) as conn:
             rows = conn.execute(
                 "SELECT r.id, r.created_at, r.question, r.database, r.preset, r.model, r.sql, r.ok, r.error, "
                 "r.row_count, r.prompt_tokens, r.completion_tokens, r.llm_calls, r.db_queries, r.elapsed_s, "
@@ -405,15 +488,14 @@ class RunStore:
         if verdict not in VERDICTS:
             raise ValueError(f"a mark is one of {VERDICTS}, not {verdict!r}")
         marked_at = time.time()
-        with self._connect() as conn:
+        with self.connection() as conn:
             conn.execute("INSERT OR REPLACE INTO run_marks (run_id, verdict, corrected_sql, marked_at) "
                          "VALUES (?, ?, ?, ?)", (run_id, verdict, corrected_sql, marked_at))
         return {"run_id": run_id, "verdict": verdict, "corrected_sql": corrected_sql, "marked_at": marked_at}
 
     def mark_of(self, run_id: int) -> dict[str, Any] | None:
         """The mark of one run, or None."""
-        with self._connect() as conn:
-            conn.row_factory = sqlite3.Row
+        with self.connection(sqlite3.Row) as conn:
             row = conn.execute("SELECT * FROM run_marks WHERE run_id = ?", (run_id,)).fetchone()
         return dict(row) if row is not None else None
 
@@ -430,8 +512,7 @@ class RunStore:
         if database is not None:
             query += " WHERE r.database = ?"
             params = (database,)
-        with self._connect() as conn:
-            conn.row_factory = sqlite3.Row
+        with self.connection(sqlite3.Row) as conn:
             rows = conn.execute(query + " ORDER BY r.id", params).fetchall()
         return [dict(r) for r in rows]
 
@@ -517,8 +598,37 @@ def _compact_legacy(conn: sqlite3.Connection, batch: int = 500) -> int:
 # -- pruning ---------------------------------------------------------------------------------------------
 
 
-def _count(conn: sqlite3.Connection) -> int:
-    return int(conn.execute("SELECT count(*) FROM runs").fetchone()[0])
+def _count(conn: sqlite3.Connection, table: str = "runs") -> int:
+    return int(conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0])
+
+
+def _conversation_cutoff(max_age_days: float | None) -> float:
+    """Conversations last used before this time may go: past `max_age_days` (if any) and the grace period."""
+    cutoff = time.time() - CONVERSATION_GRACE_S
+    return cutoff if max_age_days is None else min(cutoff, time.time() - max_age_days * 86400)
+
+
+def _prune_conversations(conn: sqlite3.Connection, limits: Retention) -> tuple[int, int]:
+    """Delete the conversations past `limits`, least recently used first, with their turns; never one used within
+    `CONVERSATION_GRACE_S`. Returns how many went by age and by count."""
+    by_age = by_count = 0
+    if limits.conversations_max_age_days is not None:
+        by_age = _delete_conversations(conn, [row[0] for row in conn.execute(
+            f"SELECT id FROM conversations WHERE {_ACTIVE} < ?",
+            (_conversation_cutoff(limits.conversations_max_age_days),))])
+    total = _count(conn, "conversations")
+    if limits.max_conversations is not None and total > limits.max_conversations:
+        excess = total - int(limits.max_conversations * PRUNE_TO)
+        by_count = _delete_conversations(conn, [row[0] for row in conn.execute(
+            f"SELECT id FROM conversations WHERE {_ACTIVE} < ? ORDER BY {_ACTIVE} LIMIT ?",
+            (_conversation_cutoff(None), excess))])
+    return by_age, by_count
+
+
+def _delete_conversations(conn: sqlite3.Connection, ids: list[str]) -> int:
+    conn.executemany("DELETE FROM conversation_turns WHERE conversation_id = ?", [(i,) for i in ids])
+    conn.executemany("DELETE FROM conversations WHERE id = ?", [(i,) for i in ids])
+    return len(ids)
 
 
 def _live_mb(conn: sqlite3.Connection) -> float:

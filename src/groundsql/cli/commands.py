@@ -397,18 +397,29 @@ def mark_command(run_id, verdict, sql, learn, db_url, knowledge_dir, as_json):
               help="Keep at most this many runs (default 100000, or GROUNDSQL_RUNS_MAX_RUNS; 0: no limit).")
 @click.option("--max-mb", type=float, default=None,
               help="Keep the store's data under this many MB (default 500, or GROUNDSQL_RUNS_MAX_MB; 0: no limit).")
+@click.option("--conversations-max-age-days", type=float, default=None,
+              help="Delete conversations not used for this many days (default 90, or "
+                   "GROUNDSQL_CONVERSATIONS_MAX_AGE_DAYS; 0: no limit).")
+@click.option("--max-conversations", type=int, default=None,
+              help="Keep at most this many conversations, the most recently used (default 10000, or "
+                   "GROUNDSQL_CONVERSATIONS_MAX; 0: no limit).")
 @click.option("--dry-run", is_flag=True, help="Say what would be deleted; delete nothing.")
 @click.option("--vacuum", is_flag=True, help="Also shrink the file (rewrites it; slow on a big store).")
 @json_option
-def prune_command(max_age_days, max_runs, max_mb, dry_run, vacuum, as_json):
-    """Delete old runs past the store's retention, oldest first; compact runs stored before traces were.
+def prune_command(max_age_days, max_runs, max_mb, conversations_max_age_days, max_conversations, dry_run, vacuum,
+                  as_json):
+    """Delete old runs and conversations past the store's retention, oldest first; compact runs stored before
+    traces were.
 
-    Runs a user marked (the evaluation suite's questions) and runs a conversation points at are never deleted.
+    Runs a user marked (the evaluation suite's questions) and runs a conversation points at are never deleted;
+    a conversation used in the last hour is never deleted (its runs go once it has gone and they are past a limit).
     A server prunes its store as it records runs; this applies other limits, or shrinks the file.
     """
     from groundsql.runs import Retention, RunStore
 
-    retention = Retention.from_env(max_age_days=max_age_days, max_runs=max_runs, max_mb=max_mb)
+    retention = Retention.from_env(max_age_days=max_age_days, max_runs=max_runs, max_mb=max_mb,
+                                   conversations_max_age_days=conversations_max_age_days,
+                                   max_conversations=max_conversations)
     store = RunStore(retention=retention)
     report = store.prune(dry_run=dry_run, compact=True, vacuum=vacuum)
     if as_json:
@@ -419,6 +430,8 @@ def prune_command(max_age_days, max_runs, max_mb, dry_run, vacuum, as_json):
     click.echo(f"run store: {store.path}")
     click.echo(f"{verb} {report.deleted} run(s): {report.by_age} by age, {report.by_count} by count, "
                f"{report.by_size} by size; {report.runs} left ({report.kept} kept: marked or in conversations)")
+    click.echo(f"{verb} {report.conversations_deleted} conversation(s): {report.conversations_by_age} by age, "
+               f"{report.conversations_by_count} by count; {report.conversations} left")
     if report.compacted:
         click.echo(f"compacted {report.compacted} run(s) stored before traces were compressed")
     click.echo(f"data {report.mb_before:.1f} MB → {report.mb_after:.1f} MB; file {report.file_mb:.1f} MB"

@@ -155,9 +155,14 @@ def parse_knowledge_args(values: tuple[str, ...], default: str) -> dict[str, str
 @click.option("--runs-max-mb", type=float, default=None,
               help="Keep the run store's data under this many MB (default 500). Marked runs and those in "
                    "conversations are always kept.")
+@click.option("--conversations-max-age-days", type=float, default=None,
+              help="Delete conversations not used for this many days (default 90; 0: no limit).")
+@click.option("--conversations-max", type=int, default=None,
+              help="Keep at most this many conversations, the most recently used (default 10000). One used in "
+                   "the last hour is always kept.")
 def serve(db_args, knowledge_args, config_path, host, port, model_spec, preset, preset_options, queue_size,
           model_concurrency, ask_timeout_s, statement_timeout_s, max_rows, record, runs_max_age_days, runs_max_runs,
-          runs_max_mb):
+          runs_max_mb, conversations_max_age_days, conversations_max):
     """Serve the web UI (/), the HTTP API (/v1), API docs (/docs, offline) and the MCP server (/mcp) for one or
     more databases.
 
@@ -174,9 +179,10 @@ def serve(db_args, knowledge_args, config_path, host, port, model_spec, preset, 
     import uvicorn
 
     from groundsql.server.app import create_app
-    from groundsql.server.memory import limit_arenas
+    from groundsql.server.memory import fix_mmap_threshold, limit_arenas
 
     limit_arenas()  # before any pool thread starts: a server's memory stays flat (see groundsql.server.memory)
+    fix_mmap_threshold()
     config = load_config(config_path)
     host = host or config.get("host") or "127.0.0.1"
     port = port or int(config.get("port") or 8000)
@@ -184,7 +190,8 @@ def serve(db_args, knowledge_args, config_path, host, port, model_spec, preset, 
     check_bind(host, token)
     extra = {"queue_size": queue_size, "model_concurrency": model_concurrency, "ask_timeout_s": ask_timeout_s,
              "statement_timeout_s": statement_timeout_s, "max_rows": max_rows, "record": record, "api_token": token,
-             "runs_max_age_days": runs_max_age_days, "runs_max_runs": runs_max_runs, "runs_max_mb": runs_max_mb}
+             "runs_max_age_days": runs_max_age_days, "runs_max_runs": runs_max_runs, "runs_max_mb": runs_max_mb,
+             "conversations_max_age_days": conversations_max_age_days, "conversations_max": conversations_max}
     if preset_options:
         extra["preset_options"] = parse_preset_options(preset_options)
     workspace = build_workspace(db_args, config, model_spec, preset, extra, knowledge_args)

@@ -37,3 +37,9 @@ class ServerOptions(BaseModel):
     runs_max_mb: float | None = Field(
         None, description="Run store retention: megabytes of data kept at most (None: GROUNDSQL_RUNS_MAX_MB, else "
                           "500; 0: no limit).")
+    conversations_max_age_days: float | None = Field(
+        None, description="Conversation retention: conversations not used for this many days are pruned (None: "
+                          "GROUNDSQL_CONVERSATIONS_MAX_AGE_DAYS, else 90; 0: no limit).")
+    conversations_max: int | None = Field(
+        None, description="Conversation retention: conversations kept at most, the most recently used (None: "
+                          "GROUNDSQL_CONVERSATIONS_MAX, else 10000; 0: no limit).")

@@ -99,11 +99,13 @@ class Workspace:
         self.default_database = next(iter(self.databases))
         concurrency = self.options.model_concurrency or (1 if model.spec.startswith("local:") else 4)
         self.gate = ModelGate(concurrency, self.options.queue_size)
-        retention = Retention.from_env(max_age_days=self.options.runs_max_age_days,
-                                       max_runs=self.options.runs_max_runs, max_mb=self.options.runs_max_mb)
+        limits = {"max_age_days": self.options.runs_max_age_days, "max_runs": self.options.runs_max_runs,
+                  "max_mb": self.options.runs_max_mb,
+                  "conversations_max_age_days": self.options.conversations_max_age_days,
+                  "max_conversations": self.options.conversations_max}
+        retention = Retention.from_env(**limits)
         self.runs = runs or RunStore(retention=retention)
-        if runs is not None and any(v is not None for v in (self.options.runs_max_age_days, self.options.runs_max_runs,
-                                                            self.options.runs_max_mb)):
+        if runs is not None and any(v is not None for v in limits.values()):
             runs.retention = retention  # the server's own limits win over the store's
         self.conversations = ConversationStore(self.runs)
         self._catalogs: dict[str, Catalog | None] = {}

@@ -136,6 +136,7 @@ def main() -> int:
     from server_soak import InstantModel, Log, client, free_port, git_commit
 
     from groundsql.demo import generate_demo_database
+    from groundsql.server.testing import wait_healthy
 
     command = " ".join(["taskset -c 1", Path(sys.executable).name, "benchmarks/server_memory.py", *sys.argv[1:]])
     print(f"command: {command}", flush=True)
@@ -157,20 +158,8 @@ def main() -> int:
              str(args.warmup_minutes * 60), "serve",
              "--db", f"shop={db}", "--port", str(port), "--model", f"openai:instant@{model.url}"],
             env=env, stdout=log_file, stderr=subprocess.STDOUT)
-    import httpx
-
     url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 120
-    while True:
-        try:
-            if httpx.get(f"{url}/v1/health", timeout=2).status_code == 200:
-                break
-        except httpx.HTTPError:
-            pass
-        if server.poll() is not None or time.monotonic() > deadline:
-            print(server_log.read_text(encoding="utf-8"), file=sys.stderr)
-            raise SystemExit("the server did not start")
-        time.sleep(0.5)
+    wait_healthy(url, server, server_log, timeout_s=120)
     log = Log()
     started = time.monotonic()
     offset = started - launched

@@ -37,7 +37,7 @@ from pathlib import Path
 
 from groundsql.demo import generate_demo_database
 from groundsql.runs import Retention
-from groundsql.server.testing import demo_reply, percentile
+from groundsql.server.testing import demo_reply, percentile, wait_healthy
 
 HERE = Path(__file__).resolve().parent
 QUESTIONS = ["How many customers per region?", "How many orders per month?", "How many orders are there?",
@@ -250,19 +250,7 @@ def main() -> int:
                                    "--model", f"openai:instant@{model.url}"], env=env, stdout=log_file,
                                   stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
-    import httpx
-
-    deadline = time.monotonic() + 90
-    while True:
-        try:
-            if httpx.get(f"{url}/v1/health", timeout=2).status_code == 200:
-                break
-        except httpx.HTTPError:
-            pass
-        if server.poll() is not None or time.monotonic() > deadline:
-            print(server_log.read_text(encoding="utf-8"), file=sys.stderr)
-            raise SystemExit("the server did not start")
-        time.sleep(0.5)
+    wait_healthy(url, server, server_log, timeout_s=90)
 
     log = Log()
     samples: list[dict] = []

@@ -8,6 +8,7 @@ import re
 import threading
 import time
 from collections.abc import Callable, Coroutine
+from pathlib import Path
 from typing import Any, TypeVar
 
 from groundsql.models import Message, ScriptedModel
@@ -123,3 +124,23 @@ def percentile(values: list[float], q: float) -> float:
         return float("nan")
     rank = max(1, min(len(ordered), math.ceil(q / 100 * len(ordered))))
     return ordered[rank - 1]
+
+
+def wait_healthy(url: str, server: Any, log_path: Path | str, *, timeout_s: float = 90.0) -> None:
+    """Wait until a `groundsql serve` child answers /v1/health; if it exits or the time runs out, print its log
+    and stop the calling script."""
+    import sys
+
+    import httpx
+
+    deadline = time.monotonic() + timeout_s
+    while True:
+        try:
+            if httpx.get(f"{url}/v1/health", timeout=2).status_code == 200:
+                return
+        except httpx.HTTPError:
+            pass
+        if server.poll() is not None or time.monotonic() > deadline:
+            print(Path(log_path).read_text(encoding="utf-8"), file=sys.stderr)
+            raise SystemExit("the server did not start")
+        time.sleep(0.5)

@@ -36,19 +36,13 @@ BINS = (0.0, 0.3, 0.5, 0.65, 0.8, 0.9, 1.0001)
 #: The cheap answer of the questions escalated is right about half the time (19 of 40, same run): logit 0.5 ≈
 #: bias + disagree.
 FIXED = {"disagree": -2.0}
-RIDGE = 5.0
-NOTES_MARKER = "<!-- reading: written by hand, kept when the tables above are regenerated -->"  # the L2 penalty on every weight but the bias (1 and 20 measured no better held out)
+RIDGE = 5.0  # the L2 penalty on every weight but the bias (1 and 20 measured no better held out)
+NOTES_MARKER = "<!-- reading: written by hand, kept when the tables above are regenerated -->"
 
 
 def load(runs: list[Path]) -> list[dict]:
     """Records with SQL and signals; each with its features, its run's name and its database."""
-    from groundsql.selection.calibration import (
-        Signals,
-        compared_literals,
-        complexity,
-        features,
-        unsaid_literals,
-    )
+    from groundsql.selection.calibration import Signals, features, query_signals
 
     names = {f.name for f in fields(Signals)}
     rows = []
@@ -59,10 +53,7 @@ def load(runs: list[Path]) -> list[dict]:
                     or "ran" not in record.get("signals", {}):
                 continue
             signals = {k: v for k, v in record["signals"].items() if k in names}
-            sql = record.get("sql") or ""
-            strings, numbers = compared_literals(sql) if sql else (0, 0)
-            signals |= {"literals": strings, "numbers": numbers, "complexity": complexity(sql) if sql else 0,
-                        "unsaid": unsaid_literals(sql, record["question"]) if sql else 0}
+            signals |= query_signals(record.get("sql") or "", record["question"])
             signal = Signals(**signals)
             rows.append({"run": run.name.split("__")[0], "db": record["db_id"], "id": record["id"],
                          "correct": bool(record["correct"]), "recorded": record.get("confidence"),

@@ -46,32 +46,41 @@ class Signals:
         return asdict(self)
 
 
-def complexity(sql: str, dialect: str | None = None) -> int:
-    """Joins + nested queries + set operations of a query (0 for one table and no subquery)."""
+def _parsed(sql: str, dialect: str | None) -> exp.Expression | None:
     try:
-        tree = sqlglot.parse_one(sql, read=dialect)
+        return sqlglot.parse_one(sql, read=dialect)
     except SqlglotError:
+        return None
+
+
+def _complexity(tree: exp.Expression | None) -> int:
+    if tree is None:
         return 3
     joins = len(list(tree.find_all(exp.Join)))
     selects = len(list(tree.find_all(exp.Select)))
     return joins + max(selects - 1, 0)
 
 
-def filter_literals(sql: str, dialect: str | None = None) -> list[exp.Literal]:
-    """The literals the query compares with: operands of a comparison, IN, BETWEEN or LIKE (a LIMIT or a literal
-    in the SELECT list is not a filter)."""
-    try:
-        tree = sqlglot.parse_one(sql, read=dialect)
-    except SqlglotError:
-        return []
+def _filter_literals(tree: exp.Expression | None) -> list[exp.Literal]:
     found = []
-    for literal in tree.find_all(exp.Literal):
+    for literal in tree.find_all(exp.Literal) if tree is not None else ():
         parent = literal.parent
         while isinstance(parent, (exp.Paren, exp.Neg, exp.Cast, exp.Tuple)):
             parent = parent.parent
         if isinstance(parent, _COMPARISONS):
             found.append(literal)
     return found
+
+
+def complexity(sql: str, dialect: str | None = None) -> int:
+    """Joins + nested queries + set operations of a query (0 for one table and no subquery; 3 unparsable)."""
+    return _complexity(_parsed(sql, dialect))
+
+
+def filter_literals(sql: str, dialect: str | None = None) -> list[exp.Literal]:
+    """The literals the query compares with: operands of a comparison, IN, BETWEEN or LIKE (a LIMIT or a literal
+    in the SELECT list is not a filter)."""
+    return _filter_literals(_parsed(sql, dialect))
 
 
 def compared_literals(sql: str, dialect: str | None = None) -> tuple[int, int]:
@@ -97,22 +106,26 @@ def said_in(value: str, question: str) -> bool:
     return False
 
 
-def unsaid_literals(sql: str, question: str, dialect: str | None = None) -> int:
-    """String literals the query filters on that the question does not say (`said_in`)."""
-    return sum(1 for literal in filter_literals(sql, dialect)
-               if literal.is_string and not said_in(literal.this, question))
+def query_signals(sql: str, question: str = "", dialect: str | None = None) -> dict[str, int]:
+    """The signals read from the query itself, from one parse: `complexity`, `literals` (string literals it
+    filters on), `numbers` (numeric ones) and `unsaid` (string literals the question does not say, `said_in`;
+    0 without a question)."""
+    if not sql:
+        return {"complexity": 0, "literals": 0, "numbers": 0, "unsaid": 0}
+    tree = _parsed(sql, dialect)
+    literals = _filter_literals(tree)
+    strings = [literal for literal in literals if literal.is_string]
+    unsaid = sum(1 for literal in strings if not said_in(literal.this, question)) if question else 0
+    return {"complexity": _complexity(tree), "literals": len(strings), "numbers": len(literals) - len(strings),
+            "unsaid": unsaid}
 
 
 def signals_for(candidate: Candidate, *, findings: int = 0, agree: bool | None = None,
                 support: float | None = None, candidates: int = 1, dialect: str | None = None,
                 question: str = "") -> Signals:
-    strings, numbers = compared_literals(candidate.sql, dialect) if candidate.sql else (0, 0)
-    unsaid = unsaid_literals(candidate.sql, question, dialect) if candidate.sql and question else 0
     return Signals(ran=candidate.ok, rows=bool(candidate.ok and candidate.result.row_count),
                    findings=findings, agree=agree, support=support, candidates=candidates,
-                   complexity=complexity(candidate.sql, dialect) if candidate.sql else 0,
-                   repaired=bool(candidate.repairs), literals=strings, numbers=numbers,
-                   unsaid=unsaid)
+                   repaired=bool(candidate.repairs), **query_signals(candidate.sql, question, dialect))
 
 
 def features(signals: Signals) -> dict[str, float]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 import re
+import sys
 import threading
 import time
 from collections.abc import Callable, Coroutine
@@ -129,8 +130,6 @@ def percentile(values: list[float], q: float) -> float:
 def wait_healthy(url: str, server: Any, log_path: Path | str, *, timeout_s: float = 90.0) -> None:
     """Wait until a `groundsql serve` child answers /v1/health; if it exits or the time runs out, print its log
     and stop the calling script."""
-    import sys
-
     import httpx
 
     deadline = time.monotonic() + timeout_s

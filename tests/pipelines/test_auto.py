@@ -170,3 +170,23 @@ def test_a_model_failure_after_the_first_answer_returns_it_marked_partial(music_
     assert seen[0]["stage"] == "direct" and seen[0]["rows"] == [[2]]
     with pytest.raises(Exception, match="no scripted reply"):
         ask("How many singers are from France?", str(music_db), model=ScriptedModel([]), preset="auto")
+
+
+@pytest.mark.integration
+def test_a_plain_answer_stops_at_one_call_unless_the_second_framing_is_asked_always(music_db: Path) -> None:
+    model = ScriptedModel([COUNT_ALL])
+    answer = ask("How many singers are there?", str(music_db), model=model, preset="auto")
+    assert len(model.calls) == 1 and answer.result.rows[0][0] > 0
+    assert [n["stage"] for n in auto_notes(answer)] == ["plain", "cheap"]
+    assert answer.stages == {"direct": answer.sql, "final": answer.sql} and answer.confidence >= 0.8
+    model = ScriptedModel([COUNT_ALL, COUNT_ALL])
+    answer = ask("How many singers are there?", str(music_db), model=model, preset="auto",
+                 options={"second_when": "always"})
+    assert len(model.calls) == 2 and [n["stage"] for n in auto_notes(answer)] == ["cheap"]
+
+
+@pytest.mark.integration
+def test_a_string_literal_is_not_plain_so_the_second_framing_runs(music_db: Path) -> None:
+    model = ScriptedModel([COUNT_FRANCE, COUNT_FRANCE])
+    answer = ask("How many singers are from France?", str(music_db), model=model, preset="auto")
+    assert len(model.calls) == 2 and "plain" not in [n["stage"] for n in auto_notes(answer)]

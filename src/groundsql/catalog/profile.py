@@ -224,7 +224,8 @@ def _column_values(db: Database, source: exp.Expression, column: ColumnProfile, 
 
 def _base_column(column: Column) -> ColumnProfile:
     return ColumnProfile(
-        name=column.name, declared_type=column.type, physical_type=T.physical_family(column.type),
+        name=column.name, declared_type=column.type, source_type=column.source_type,
+        physical_type=T.physical_family(column.type),
         nullable=column.nullable, primary_key=column.primary_key,
         description=column.description or column.comment,
         description_source="comment" if (column.comment and not column.description) else

@@ -18,6 +18,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from groundsql.catalog.sqlite_types import source_type_comment
 from groundsql.db.spark_urls import is_spark_url, spark_mode
 from groundsql.errors import ConfigError, DatabaseError
 from groundsql.evaluation.datasets import Dataset, database_path, load_dataset
@@ -53,6 +54,7 @@ class ColumnPlan:
     declared: str
     kind: str  # INTEGER, DOUBLE, TEXT or BINARY
     max_length: int = 0
+    shown: str = ""  # the type as groundsql reads it on the original (recorded on the copy for prompts)
 
 
 @dataclass
@@ -155,7 +157,23 @@ def read_sqlite(path: Path, changes: list[str]) -> list[TablePlan]:
         conn.close()
     _stored_key_names(tables)
     _check_keys(tables, changes)
+    _shown_types(path, tables)
     return tables
+
+
+def _shown_types(path: Path, tables: list[TablePlan]) -> None:
+    """Each column's type as groundsql's introspection reads it on the original (`int` → INTEGER), which the copy
+    records (`catalog.sqlite_types`) so that its prompts show what the original's show."""
+    from groundsql.catalog.introspect import introspect
+    from groundsql.db import Database
+
+    with Database(str(path)) as db:
+        schema = introspect(db)
+    for plan in tables:
+        table = schema.table(plan.name)
+        for column in plan.columns:
+            found = table.column(column.name) if table is not None else None
+            column.shown = found.type if found is not None else column.declared
 
 
 def _read_table(conn: sqlite3.Connection, name: str, changes: list[str]) -> TablePlan:
@@ -339,8 +357,10 @@ def _write_sql(url: str, tables: list[TablePlan], entry: DatabaseLoad, replace: 
     made: dict[str, sa.Table] = {}
     try:
         for plan in order:
+            # each column's comment records the original's declared type, so the copy reads as SQLite's
             columns = [sa.Column(c.name, _sa_type(c, backend, c.name in plan.primary_key or _in_fk(plan, c.name)),
-                                 primary_key=c.name in plan.primary_key, autoincrement=False)
+                                 primary_key=c.name in plan.primary_key, autoincrement=False,
+                                 comment=source_type_comment(c.shown))
                        for c in plan.columns]
             constraints = []
             if backend == "duckdb":  # DuckDB cannot add a foreign key to an existing table: declare it now

@@ -7,7 +7,7 @@ import logging
 import sqlalchemy as sa
 
 from groundsql.catalog.schema import Column, ForeignKey, Schema, Table
-from groundsql.catalog.sqlite_types import split_comment
+from groundsql.catalog.sqlite_types import restore_keys, split_comment
 from groundsql.db import Database
 
 log = logging.getLogger("groundsql")
@@ -23,9 +23,10 @@ def introspect(db: Database) -> Schema:
         schema = _introspect_spark(db)
     else:
         schema = _introspect_sqlalchemy(db)
-    for table in schema.tables:  # a copy's comments carry its SQLite original's types, not descriptions
+    for table in schema.tables:  # a copy's comments carry its SQLite original's types and keys, not descriptions
         for column in table.columns:
             column.source_type, column.comment = split_comment(column.comment)
+        restore_keys(table)
     return schema
 
 

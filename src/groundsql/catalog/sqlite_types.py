@@ -3,24 +3,29 @@
 With `model_dialect=sqlite` the model writes SQLite SQL whatever the engine, so the schema it reads should be the
 same on every engine: each column's type as SQLite declares it and each value as SQLite would return it. A copy
 made by `groundsql eval load` records the original's declared type in the column's comment
-(`source_type_comment`); introspection takes it back out (`split_comment`), so that a copy reads exactly as its
-SQLite original. Any other column gets the SQLite name of its type's family (BIGINT → INTEGER, DOUBLE → REAL,
+(`source_type_comment`), and the original's declared keys in the table's comment (`keys_comment`: SQLite keeps a
+key its rows break, a server does not); introspection takes them back out (`split_comment`,
+`restore_keys`), so that a copy reads exactly as its SQLite original. Any other column gets the SQLite name of its type's family (BIGINT → INTEGER, DOUBLE → REAL,
 VARCHAR → TEXT …).
 """
 
 from __future__ import annotations
 
 import copy
+import json
 from dataclasses import replace
 from typing import Any
 
 from groundsql.catalog import types as T
 from groundsql.catalog.catalog import Catalog
 from groundsql.catalog.profiles import ColumnProfile
-from groundsql.catalog.schema import Schema
+from groundsql.catalog.schema import ForeignKey, Schema, Table
 
 #: How a copy's column comment carries the SQLite original's declared type (nothing else is in that comment).
 SOURCE_TYPE_MARKER = "groundsql:sqlite_type="
+
+#: How a copy's table comment carries the SQLite original's declared keys (JSON; nothing else is in that comment).
+KEYS_MARKER = "groundsql:sqlite_keys="
 
 #: The SQLite name of each physical family (temporal and the rest keep their own name).
 _FAMILY_NAMES = {T.INTEGER: "INTEGER", T.FLOAT: "REAL", T.STRING: "TEXT", T.BINARY: "BLOB", T.BOOLEAN: "BOOLEAN"}
@@ -36,6 +41,26 @@ def split_comment(comment: str | None) -> tuple[str | None, str | None]:
     if comment and comment.startswith(SOURCE_TYPE_MARKER):
         return comment[len(SOURCE_TYPE_MARKER):], None
     return None, comment
+
+
+def keys_comment(table: Table) -> str:
+    """The table comment that records `table`'s declared primary and foreign keys (the original's) on a copy."""
+    keys = {"pk": list(table.primary_key),
+            "fks": [[list(fk.columns), fk.ref_table, list(fk.ref_columns)] for fk in table.foreign_keys]}
+    return KEYS_MARKER + json.dumps(keys, separators=(",", ":"))
+
+
+def restore_keys(table: Table) -> None:
+    """Give `table` the keys its comment records (`keys_comment`) in place of the engine's, and drop the comment;
+    a table whose comment records none is left as it is."""
+    if not (table.comment or "").startswith(KEYS_MARKER):
+        return
+    keys = json.loads(table.comment[len(KEYS_MARKER):])
+    table.comment = None
+    table.primary_key = list(keys["pk"])
+    for column in table.columns:
+        column.primary_key = column.name in table.primary_key
+    table.foreign_keys = [ForeignKey(list(cols), ref, list(refs)) for cols, ref, refs in keys["fks"]]
 
 
 def sqlite_type(declared: str, dialect: str, source_type: str | None = None) -> str:
@@ -83,7 +108,8 @@ def _as_sqlite(column: ColumnProfile, dialect: str) -> None:
     for counted in column.top_values:
         counted.value = sqlite_value(counted.value, declared)
     column.sample_values = [sqlite_value(v, declared) for v in column.sample_values]
-    column.min, column.max = sqlite_value(column.min, declared), sqlite_value(column.max, declared)
+    if affinity(declared) != "TEXT":  # a text column's range of numbers is computed, not stored
+        column.min, column.max = sqlite_value(column.min, declared), sqlite_value(column.max, declared)
 
 
 def sqlite_row(row: tuple | list, types: list[str]) -> tuple:

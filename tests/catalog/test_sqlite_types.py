@@ -6,8 +6,11 @@ import sqlite3
 
 import pytest
 
+from groundsql.catalog.schema import Column, ForeignKey, Table
 from groundsql.catalog.sqlite_types import (
     SOURCE_TYPE_MARKER,
+    keys_comment,
+    restore_keys,
     source_type_comment,
     split_comment,
     sqlite_type,
@@ -52,3 +55,18 @@ def test_values_read_as_sqlite_stores_them(declared: str, stored: object) -> Non
     [(expected,)] = conn.execute("SELECT c FROM t").fetchall()
     value = sqlite_value(stored, declared)
     assert value == expected and type(value) is type(expected)
+
+
+def test_the_copys_table_comment_carries_the_originals_keys() -> None:
+    original = Table("flights", [Column("Airline"), Column("FlightNo"), Column("DestAirport")],
+                     primary_key=["Airline", "FlightNo"],
+                     foreign_keys=[ForeignKey(["DestAirport"], "airports", ["AirportCode"])])
+    copy = Table("flights", [Column("Airline"), Column("FlightNo"), Column("DestAirport")],
+                 comment=keys_comment(original))  # the server kept no key: a row breaks the foreign key
+    restore_keys(copy)
+    assert copy.comment is None and copy.primary_key == ["Airline", "FlightNo"]
+    assert [c.primary_key for c in copy.columns] == [True, True, False]
+    assert copy.foreign_keys == original.foreign_keys
+    described = Table("t", comment="Flights of 2015")
+    restore_keys(described)
+    assert described.comment == "Flights of 2015" and described.primary_key == []

@@ -365,6 +365,6 @@ def test_the_prompt_shows_the_engines_types_in_its_own_dialect(tmp_path: Path) -
     url = f"duckdb:///{tmp_path}/tour.duckdb"
     assert load_into(dataset, url, db_ids=["tour"], replace=True).databases[0].error is None
     model = ScriptedModel(default="SELECT COUNT(*) FROM singer")
-    ask("How many singers?", url, model=model, preset="baseline")
+    ask("How many singers?", url, model=model, preset="baseline", options={"model_dialect": "engine"})
     text = model.calls[0]["messages"][1]["content"]
     assert "Singer_ID BIGINT" in text and "10 | 1 | '2014' | 'ZRH'" in text and "groundsql:" not in text

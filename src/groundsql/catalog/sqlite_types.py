@@ -4,9 +4,9 @@ With `model_dialect=sqlite` the model writes SQLite SQL whatever the engine, so 
 same on every engine: each column's type as SQLite declares it and each value as SQLite would return it. A copy
 made by `groundsql eval load` records the original's declared type in the column's comment
 (`source_type_comment`), and the original's declared keys in the table's comment (`keys_comment`: SQLite keeps a
-key its rows break, a server does not); introspection takes them back out (`split_comment`,
-`restore_keys`), so that a copy reads exactly as its SQLite original. Any other column gets the SQLite name of its type's family (BIGINT → INTEGER, DOUBLE → REAL,
-VARCHAR → TEXT …).
+key its rows break, a server does not); introspection takes them back out (`split_comment`, `restore_keys`), so
+that a copy reads exactly as its SQLite original. Any other column gets the SQLite name of its type's family
+(BIGINT → INTEGER, DOUBLE → REAL, VARCHAR → TEXT …).
 """
 
 from __future__ import annotations

@@ -416,6 +416,8 @@ def _sqlite_view(ctx: Any) -> bool:
 
 
 _SQLITE_VIEWS: dict[int, tuple[Catalog, Catalog]] = {}
+#: Catalogs kept with their SQLite view (as many as `grounding` shares).
+_MAX_SQLITE_VIEWS = 16
 
 
 def _as_written(ctx: Any, catalog: Catalog | None) -> Catalog | None:
@@ -429,8 +431,8 @@ def _as_written(ctx: Any, catalog: Catalog | None) -> Catalog | None:
             return found[1]
     view = sqlite_catalog(catalog)
     with _BLOCKS_LOCK:
-        if len(_SQLITE_VIEWS) >= _MAX_BLOCKS:
-            _SQLITE_VIEWS.clear()
+        while len(_SQLITE_VIEWS) >= _MAX_SQLITE_VIEWS:
+            del _SQLITE_VIEWS[next(iter(_SQLITE_VIEWS))]
         _SQLITE_VIEWS[id(catalog)] = (catalog, view)
     return view
 

@@ -13,7 +13,8 @@ last); the semantics sqlglot leaves alone are made explicit on the tree first:
 - SQLite's leniency a stricter engine would refuse, written out by the tree repair's own rules before the query
   first runs (`sqlite_leniency`): columns the GROUP BY determines join it, other bare columns beside it take the
   value SQLite picks, text compared with a number is compared as SQLite's affinity reads it, and a scalar
-  subquery answers with its first row. Each is exact: on a query the engine would accept it changes no answer.
+  subquery answers with its first row. Each states SQLite's reading: where the engine already reads a query
+  as SQLite does, it changes no answer.
 """
 
 from __future__ import annotations

@@ -7,10 +7,13 @@ latency. Each engine's run is a resumable `groundsql eval` run under --runs-dir;
 every run there with the same sample.
 
     python benchmarks/engines.py --load-only                  # copy the sample's databases into every engine
+                                                              # (copies record the original's types and keys)
     GROUNDSQL_THREADS=2 python benchmarks/engines.py --preset baseline --model local:qwen2.5-coder-1.5b
     python benchmarks/engines.py --report-only                # rewrite engines.md and engines.png
     python benchmarks/engines.py --gold --n 646               # no model: the SQLite gold SQL as the predictions
-    python benchmarks/engines.py --preset baseline --option model_dialect=sqlite   # SQLite-flavoured drafts
+    python benchmarks/engines.py --preset baseline --option model_dialect=sqlite   # SQLite drafts (the default;
+                                                              # the option is named in the run when given)
+    python benchmarks/engines.py --preset baseline --option model_dialect=engine   # the engine's own dialect
     python benchmarks/engines.py --replay-sqlite --preset baseline   # no model: the SQLite run's SQL, transpiled
 
 Each engine's losses against SQLite (right on SQLite, wrong on the engine) are classed: engine refusal, gold

@@ -302,12 +302,14 @@ def test_ask_on_spark_with_a_scripted_model(spark_db) -> None:
     from groundsql.api import ask
     from groundsql.models import ScriptedModel
 
-    model = ScriptedModel(["```sql\nSELECT COUNT(*) FROM singer WHERE country = 'France'\n```"])
-    answer = ask("How many singers are from France?", spark_db, model=model, preset="baseline")
-    prompt = model.calls[0]["messages"][-1]["content"]
-    assert "Spark SQL" in "\n".join(m["content"] for m in model.calls[0]["messages"])
-    assert "singer" in prompt and "country" in prompt
-    assert answer.result is not None and answer.result.rows == [(2,)] and answer.error is None
+    for dialect, named in (("engine", "Spark SQL"), ("sqlite", "SQLite")):  # the default asks for SQLite SQL
+        model = ScriptedModel(["```sql\nSELECT COUNT(*) FROM singer WHERE country = 'France'\n```"])
+        answer = ask("How many singers are from France?", spark_db, model=model, preset="baseline",
+                     options={"model_dialect": dialect})
+        prompt = model.calls[0]["messages"][-1]["content"]
+        assert named in "\n".join(m["content"] for m in model.calls[0]["messages"])
+        assert "singer" in prompt and "country" in prompt
+        assert answer.result is not None and answer.result.rows == [(2,)] and answer.error is None
 
 
 #: Statements run past the guard in a fresh process with groundsql's own local session: one the optimizer

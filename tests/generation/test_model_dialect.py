@@ -1,5 +1,5 @@
-"""`model_dialect`: the model asked for SQLite-flavoured SQL on any engine, transpiled by groundsql; SQLite
-databases get the same prompt whatever the option says."""
+"""`model_dialect`: the model asked for SQLite-flavoured SQL on any engine (the default), transpiled by groundsql;
+SQLite databases get the same prompt whatever the option says."""
 
 from __future__ import annotations
 
@@ -42,10 +42,17 @@ def test_sqlite_flavoured_drafts_are_transpiled_for_the_engine(music_duckdb: Pat
     assert "ILIKE" in note["engine"] and "//" in note["engine"]
 
 
-def test_the_engines_dialect_is_the_default(music_duckdb: Path) -> None:
+def test_sqlite_is_the_default_and_the_engines_dialect_is_asked_on_request(music_duckdb: Path) -> None:
     model = ScriptedModel([SQLITE_REPLY])
     answer = ask("Singers whose name starts with j?", f"duckdb:///{music_duckdb}", model=model, preset="baseline")
+    assert "SQLite" in _system_prompt(model) and "DuckDB" not in _system_prompt(model)
+    assert [tuple(r) for r in answer.result.rows] == [("Joe", 5)] and answer.trace.notes("model_dialect")
+    assert "name TEXT" in model.calls[0]["messages"][1]["content"]  # the schema as SQLite reads it
+    model = ScriptedModel([SQLITE_REPLY])
+    answer = ask("Singers whose name starts with j?", f"duckdb:///{music_duckdb}", model=model, preset="baseline",
+                 options={"model_dialect": "engine"})
     assert "DuckDB" in _system_prompt(model)
+    assert "name VARCHAR" in model.calls[0]["messages"][1]["content"]  # the engine's own types
     assert answer.result is not None and answer.result.row_count == 0  # DuckDB's LIKE keeps case
     assert not answer.trace.notes("model_dialect")
 

@@ -162,14 +162,15 @@ def test_spark_keeps_the_files_names_and_matches_any_case(tmp_path: Path, spark_
 
 
 def test_the_engines_own_sql_gets_the_catalogs_case_before_it_runs(mixed_case_db: str) -> None:
-    """model_dialect=engine (the default): the model's PostgreSQL or MariaDB query that names `singer.name` runs
-    the first time, respelled before execution (noted on the trace); a name the engine matches is left alone."""
+    """model_dialect=engine: the model's PostgreSQL or MariaDB query that names `singer.name` runs the first time,
+    respelled before execution (noted on the trace); a name the engine matches is left alone."""
     from groundsql.api import ask
     from groundsql.models import ScriptedModel
 
     sql, expected = MISCASED[0]
     model = ScriptedModel([f"```sql\n{sql}\n```"])
-    answer = ask("Singers' names?", mixed_case_db, model=model, preset="baseline")
+    answer = ask("Singers' names?", mixed_case_db, model=model, preset="baseline",
+                 options={"model_dialect": "engine"})
     assert answer.error is None and [tuple(r) for r in answer.result.rows] == expected
     notes = answer.trace.notes("name_case")
     if answer.sql == sql:

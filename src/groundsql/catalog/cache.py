@@ -40,7 +40,8 @@ def fingerprint(schema: Schema, database: str, extra: str = "") -> str:
             {
                 "name": t.name,
                 "view": t.is_view,
-                "columns": [[c.name, c.type, c.nullable] for c in t.columns],
+                "columns": [[c.name, c.type, c.nullable, *([c.source_type] if c.source_type else [])]
+                            for c in t.columns],
                 "pk": t.primary_key,
                 "fks": [[fk.columns, fk.ref_table, fk.ref_columns] for fk in t.foreign_keys if not fk.inferred],
             }

@@ -7,6 +7,7 @@ import logging
 import sqlalchemy as sa
 
 from groundsql.catalog.schema import Column, ForeignKey, Schema, Table
+from groundsql.catalog.sqlite_types import restore_keys, split_comment
 from groundsql.db import Database
 
 log = logging.getLogger("groundsql")
@@ -17,9 +18,19 @@ def introspect(db: Database) -> Schema:
     if db.backend == "duckdb":
         # duckdb-engine's inspector breaks on recent DuckDB releases (pg_catalog gaps); DuckDB's own
         # catalog functions answer the same questions through the guarded path.
-        return _introspect_duckdb(db)
-    if db.backend == "spark":
-        return _introspect_spark(db)
+        schema = _introspect_duckdb(db)
+    elif db.backend == "spark":
+        schema = _introspect_spark(db)
+    else:
+        schema = _introspect_sqlalchemy(db)
+    for table in schema.tables:  # a copy's comments carry its SQLite original's types and keys, not descriptions
+        for column in table.columns:
+            column.source_type, column.comment = split_comment(column.comment)
+        restore_keys(table)
+    return schema
+
+
+def _introspect_sqlalchemy(db: Database) -> Schema:
     inspector = sa.inspect(db.engine)
     schema = Schema(dialect=db.dialect)
     names = [(n, False) for n in sorted(inspector.get_table_names())]

@@ -223,8 +223,12 @@ def _column_values(db: Database, source: exp.Expression, column: ColumnProfile, 
 
 
 def _base_column(column: Column) -> ColumnProfile:
+    family = T.physical_family(column.type)
+    original = T.physical_family(column.source_type) if column.source_type is not None else None
+    if original in (T.TEMPORAL, T.BOOLEAN):  # a copy's dates and flags stored as text or numbers: read as on
+        family = original                   # the SQLite original, whose declared type decides them
     return ColumnProfile(
-        name=column.name, declared_type=column.type, physical_type=T.physical_family(column.type),
+        name=column.name, declared_type=column.type, source_type=column.source_type, physical_type=family,
         nullable=column.nullable, primary_key=column.primary_key,
         description=column.description or column.comment,
         description_source="comment" if (column.comment and not column.description) else

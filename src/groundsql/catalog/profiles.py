@@ -30,6 +30,7 @@ class ColumnProfile:
 
     name: str
     declared_type: str = ""
+    source_type: str | None = None  # the SQLite original's declared type, on a copy (`catalog.sqlite_types`)
     physical_type: str = "string"  # one of types.PHYSICAL_FAMILIES
     semantic_type: str = "other"
     nullable: bool = True

@@ -13,6 +13,7 @@ class Column:
     primary_key: bool = False
     comment: str | None = None
     description: str | None = None  # user-supplied or generated
+    source_type: str | None = None  # the SQLite original's declared type, on a copy (`catalog.sqlite_types`)
 
 
 @dataclass

@@ -4,8 +4,11 @@ Spark, so the same questions can be asked of another engine.
 Each SQLite column gets the engine type its values fit (integer, double, text, binary); table and column names keep
 their own case on every engine (quoted where the engine would fold them), so the schema the model reads is the same
 as on SQLite. Primary keys are kept where
-the engine has them and the data satisfies them; a foreign key is kept where it points at the parent's kept
-primary key and every child value exists. Everything that changed is reported, per database.
+the engine has them and the data satisfies them (on MariaDB/MySQL as UNIQUE keys, so that rows stay in SQLite's
+order); a foreign key is kept where it points at the parent's kept primary key and every child value exists.
+Everything that changed is reported, per database. Each column's comment records its type as the original
+declares it, and each table's comment the original's declared keys (`catalog.sqlite_types`): introspection reads
+them back, so that with `model_dialect=sqlite` the copy's prompt is the original's.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from groundsql.catalog.sqlite_types import keys_comment, source_type_comment
 from groundsql.db.spark_urls import is_spark_url, spark_mode
 from groundsql.errors import ConfigError, DatabaseError
 from groundsql.evaluation.datasets import Dataset, database_path, load_dataset
@@ -26,6 +30,8 @@ log = logging.getLogger("groundsql")
 
 INTEGER, DOUBLE, TEXT, BINARY = "integer", "double", "text", "binary"
 INSERT_CHUNK = 2000
+#: MySQL's limit on a table comment (a longer record of keys is left out; the engine's own keys are read then).
+MAX_TABLE_COMMENT = 2048
 
 
 def engine_url(template: str, db_id: str) -> str:
@@ -53,6 +59,7 @@ class ColumnPlan:
     declared: str
     kind: str  # INTEGER, DOUBLE, TEXT or BINARY
     max_length: int = 0
+    shown: str = ""  # the type as groundsql reads it on the original (recorded on the copy for prompts)
 
 
 @dataclass
@@ -62,6 +69,7 @@ class TablePlan:
     rows: list[tuple]
     primary_key: list[str] = field(default_factory=list)
     foreign_keys: list[tuple[list[str], str, list[str]]] = field(default_factory=list)
+    comment: str | None = None  # the original's declared keys, recorded on the copy for prompts
 
 
 @dataclass
@@ -155,7 +163,26 @@ def read_sqlite(path: Path, changes: list[str]) -> list[TablePlan]:
         conn.close()
     _stored_key_names(tables)
     _check_keys(tables, changes)
+    _shown_types(path, tables)
     return tables
+
+
+def _shown_types(path: Path, tables: list[TablePlan]) -> None:
+    """Each column's type and each table's declared keys as groundsql's introspection reads them on the original
+    (`int` → INTEGER; a key the rows break kept), which the copy records (`catalog.sqlite_types`) so that its
+    prompts show what the original's show."""
+    from groundsql.catalog.introspect import introspect
+    from groundsql.db import Database
+
+    with Database(str(path)) as db:
+        schema = introspect(db)
+    for plan in tables:
+        table = schema.table(plan.name)
+        recorded = keys_comment(table) if table is not None else None
+        plan.comment = recorded if recorded is not None and len(recorded) <= MAX_TABLE_COMMENT else None
+        for column in plan.columns:
+            found = table.column(column.name) if table is not None else None
+            column.shown = found.type if found is not None else column.declared
 
 
 def _read_table(conn: sqlite3.Connection, name: str, changes: list[str]) -> TablePlan:
@@ -336,22 +363,32 @@ def _write_sql(url: str, tables: list[TablePlan], entry: DatabaseLoad, replace: 
     engine = sa.create_engine(engine_url)
     metadata = sa.MetaData()
     order = _parents_first(tables) if backend == "duckdb" else tables
+    clustered = backend == "mysql"  # InnoDB clusters rows by the primary key
     made: dict[str, sa.Table] = {}
     try:
         for plan in order:
+            # each column's comment records the original's declared type, so the copy reads as SQLite's
             columns = [sa.Column(c.name, _sa_type(c, backend, c.name in plan.primary_key or _in_fk(plan, c.name)),
-                                 primary_key=c.name in plan.primary_key, autoincrement=False)
+                                 primary_key=c.name in plan.primary_key and not clustered, autoincrement=False,
+                                 comment=source_type_comment(c.shown))
                        for c in plan.columns]
-            constraints = []
+            constraints: list[Any] = []
+            if clustered and plan.primary_key and (len(plan.primary_key) < len(plan.columns)
+                                                   or any(p == plan.name for t in tables for _, p, _ in t.foreign_keys)):
+                # InnoDB stores a table in its primary key's order, and a query without ORDER BY (the prompt's
+                # example rows among them) returns that order; a UNIQUE key on nullable columns keeps SQLite's
+                # order, the order of insertion, and still serves the foreign keys that point at it. A key of
+                # every column is left out unless a foreign key needs it: MariaDB would scan it instead.
+                constraints.append(sa.UniqueConstraint(*plan.primary_key, name=f"pk_{plan.name}"[:60]))
             if backend == "duckdb":  # DuckDB cannot add a foreign key to an existing table: declare it now
-                constraints = [sa.ForeignKeyConstraint(cols, [f"{parent}.{r}" for r in refs])
+                constraints += [sa.ForeignKeyConstraint(cols, [f"{parent}.{r}" for r in refs])
                                for cols, parent, refs in plan.foreign_keys if parent in made]
                 for cols, parent, _ in plan.foreign_keys:
                     if parent not in made:
                         entry.changes.append(f"foreign key {plan.name}({', '.join(cols)}) -> {parent} dropped "
                                              "(tables refer to each other; DuckDB needs the parent first)")
                 entry.foreign_keys += len(constraints)
-            table = sa.Table(plan.name, metadata, *columns, *constraints)
+            table = sa.Table(plan.name, metadata, *columns, *constraints, comment=plan.comment)
             table.create(engine)
             made[plan.name] = table
             entry.primary_keys += 1 if plan.primary_key else 0

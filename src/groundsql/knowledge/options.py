@@ -21,9 +21,10 @@ class KnowledgeOptions(Options):
     dialect_notes: bool = Field(True, description="add the shipped syntax notes of the database's dialect that "
                                 "the question (or a draft query) needs")
     model_dialect: Literal["engine", "sqlite"] = Field(
-        "engine", description="the SQL the model is asked to write its first queries in: the engine's own dialect, "
-        "or SQLite's, which groundsql transpiles to the engine keeping SQLite's meaning (the same prompt on every "
-        "engine); repairs are asked in the engine's dialect. No difference on SQLite databases")
+        "sqlite", description="the SQL the model is asked to write its first queries in: SQLite's, which groundsql "
+        "transpiles to the engine keeping SQLite's meaning (the same prompt on every engine: the schema as SQLite "
+        "reads it), or the engine's own dialect; repairs are asked in the engine's dialect. No difference on "
+        "SQLite databases")
     schema_budget_tokens: int = Field(6000, ge=200, description="most tokens the schema block may take; detail, "
                                       "then the least relevant tables, are cut beyond it")
     knowledge_budget_tokens: int = Field(900, ge=0, description="most tokens for retrieved knowledge items, value "

@@ -37,6 +37,7 @@ from groundsql.catalog import render as render_catalog
 from groundsql.catalog import types as semantic
 from groundsql.catalog.cache import fingerprint
 from groundsql.catalog.render import render_sample
+from groundsql.catalog.sqlite_types import sqlite_catalog, sqlite_row, sqlite_schema
 from groundsql.db import Database, Result
 from groundsql.errors import ConfigError, DatabaseError
 from groundsql.knowledge.dialect_notes import choose_notes
@@ -130,7 +131,7 @@ def pruned_table(table: TableLike, keep: Iterable[str] | None, kept_tables: set[
 
 def _render(ctx: Any, options: KnowledgeOptions, tables: list[str] | None, linked: dict[str, list[str]] | None,
             value_lines: list[str] | None, limit: int, draft: str | None, style: str = "ddl") -> PromptContext:
-    catalog: Catalog | None = ctx.catalog if options.catalog_context else None
+    catalog: Catalog | None = _as_written(ctx, ctx.catalog) if options.catalog_context else None
     note: dict[str, Any] = {"catalog": catalog is not None}
     if style == "compact":
         note["style"] = style
@@ -152,7 +153,7 @@ def knowledge_text(ctx: Any, *, tables: list[str] | None = None, draft: str | No
     all), for a stage that draws the schema its own way; recorded on the trace like a full render."""
     prepare(ctx)
     options = options_of(ctx)
-    catalog: Catalog | None = ctx.catalog if options.catalog_context else None
+    catalog: Catalog | None = _as_written(ctx, ctx.catalog) if options.catalog_context else None
     names = [t.name for t in (catalog.schema if catalog is not None else ctx.schema).tables]
     shown = [n for n in names if tables is None or n.lower() in {t.lower() for t in tables}]
     knowledge, details = _question_block(ctx, options, catalog, shown, None, draft)
@@ -185,6 +186,16 @@ def _question_block(ctx: Any, options: KnowledgeOptions, catalog: Catalog | None
 
 def _plain_schema(ctx: Any, tables: list[str] | None, linked: dict[str, list[str]] | None, limit: int) -> str:
     """Plain DDL with example rows: exactly what groundsql showed before the catalog reached prompts."""
+    if _sqlite_view(ctx):
+        schema = sqlite_schema(ctx.schema)
+        chosen = _pruned(schema.tables, linked) if linked else [
+            t for t in schema.tables if tables is None or t.name in tables]
+        parts = []
+        for table in chosen:
+            sample = _sample(ctx.db, table.name, [c.name for c in table.columns], limit,
+                             [c.type for c in table.columns]) if limit > 0 else None
+            parts.append(render_table_ddl(table, schema.dialect, sample))
+        return "\n\n".join(parts)
     if not linked:
         key = ("plain", ctx.db.display, fingerprint(ctx.schema, ctx.db.display),
                tuple(tables) if tables is not None else None, limit)
@@ -211,8 +222,9 @@ def _catalog_schema(ctx: Any, catalog: Catalog, options: KnowledgeOptions, table
            tuple(len(t.columns) for t in view.tables), limit, budget)
 
     def draw() -> str:
-        appendix = {t.name: _appendix(ctx.db, t.name, [c.name for c in t.columns], limit) for t in view.tables} \
-            if limit > 0 else None
+        appendix = {t.name: _appendix(ctx.db, t.name, [c.name for c in t.columns], limit,
+                                      [c.declared_type for c in t.columns] if _sqlite_view(ctx) else None)
+                    for t in view.tables} if limit > 0 else None
         return render_catalog(view, appendix=appendix)
 
     full = _shared(key, draw)
@@ -243,7 +255,7 @@ def _compact_schema(ctx: Any, catalog: Catalog | None, options: KnowledgeOptions
     wanted = {t.lower() for t in tables} if tables is not None else None
     names = [t.name for t in schema.tables if wanted is None or t.name.lower() in wanted]
     if catalog is None:
-        catalog = _profiled(ctx, names)
+        catalog = _as_written(ctx, _profiled(ctx, names))
         note["profiled"] = [t.name for t in catalog.tables]
     order = [n for n in (tables or names) if catalog.table(n) is not None]
     text = render_catalog(catalog, tables=order, style="compact", linked=linked, group=False,
@@ -369,7 +381,7 @@ def _has_text_dates(catalog: Catalog | None, shown: list[str]) -> bool:
 
 def _needs_quotes(ctx: Any, catalog: Catalog | None, shown: list[str]) -> bool:
     schema = catalog.schema if catalog is not None else ctx.schema
-    dialect = schema.dialect
+    dialect = written_dialect(ctx)
     for name in shown:
         table = schema.table(name)
         names = [name] + ([c.name for c in table.columns] if table else [])
@@ -378,19 +390,51 @@ def _needs_quotes(ctx: Any, catalog: Catalog | None, shown: list[str]) -> bool:
     return False
 
 
-def _appendix(db: Database, table: str, columns: list[str], limit: int) -> str:
-    sample = _sample(db, table, columns, limit)
+def _appendix(db: Database, table: str, columns: list[str], limit: int, types: list[str] | None = None) -> str:
+    sample = _sample(db, table, columns, limit, types)
     return render_sample(table, sample) if sample is not None else ""
 
 
-def _sample(db: Database, table: str, columns: list[str], limit: int) -> Result | None:
+def _sample(db: Database, table: str, columns: list[str], limit: int,
+            types: list[str] | None = None) -> Result | None:
+    """A few rows of `table`; with `types` (SQLite declared types, one per column), as SQLite would return them."""
     selected = [exp.column(exp.to_identifier(c, quoted=True)) for c in columns]
     sql = exp.select(*selected).from_(exp.table_(exp.to_identifier(table, quoted=True))).limit(limit).sql(
         dialect=db.dialect)
     try:
-        return db.execute(sql, max_rows=limit)
+        result = db.execute(sql, max_rows=limit)
     except DatabaseError:
         return None
+    if types is not None:
+        result = replace(result, rows=[sqlite_row(row, types) for row in result.rows])
+    return result
+
+
+def _sqlite_view(ctx: Any) -> bool:
+    """Whether the model reads the schema as SQLite's on another engine (`model_dialect=sqlite`)."""
+    return written_dialect(ctx) == "sqlite" and ctx.db.dialect != "sqlite"
+
+
+_SQLITE_VIEWS: dict[int, tuple[Catalog, Catalog]] = {}
+#: Catalogs kept with their SQLite view (as many as `grounding` shares).
+_MAX_SQLITE_VIEWS = 16
+
+
+def _as_written(ctx: Any, catalog: Catalog | None) -> Catalog | None:
+    """`catalog` as the prompt shows it: as SQLite would (`catalog.sqlite_types`) when the model writes SQLite SQL
+    for another engine, else as it is. Converted once per catalog object."""
+    if catalog is None or not _sqlite_view(ctx):
+        return catalog
+    with _BLOCKS_LOCK:
+        found = _SQLITE_VIEWS.get(id(catalog))
+        if found is not None and found[0] is catalog:
+            return found[1]
+    view = sqlite_catalog(catalog)
+    with _BLOCKS_LOCK:
+        while len(_SQLITE_VIEWS) >= _MAX_SQLITE_VIEWS:
+            del _SQLITE_VIEWS[next(iter(_SQLITE_VIEWS))]
+        _SQLITE_VIEWS[id(catalog)] = (catalog, view)
+    return view
 
 
 def _shared(key: tuple, draw: Any) -> str:

@@ -9,7 +9,12 @@ last); the semantics sqlglot leaves alone are made explicit on the tree first:
 - a double-quoted word that names nothing is a string (SQLite's fallback);
 - LIKE ignores case (ILIKE, or `LOWER(…) LIKE LOWER(…)` on MariaDB/MySQL, whatever the column's collation);
 - an integer divided by an integer truncates (DuckDB's `//`, MySQL's and Spark's `DIV`; PostgreSQL's `/` does);
-- JULIANDAY as the engine's epoch days (`repairs.dates`).
+- JULIANDAY as the engine's epoch days (`repairs.dates`);
+- SQLite's leniency a stricter engine would refuse, written out by the tree repair's own rules before the query
+  first runs (`sqlite_leniency`): columns the GROUP BY determines join it, other bare columns beside it take the
+  value SQLite picks, text compared with a number is compared as SQLite's affinity reads it, and a scalar
+  subquery answers with its first row. Each states SQLite's reading: where the engine already reads a query
+  as SQLite does, it changes no answer.
 """
 
 from __future__ import annotations
@@ -22,8 +27,12 @@ from sqlglot.errors import ErrorLevel, SqlglotError
 
 from groundsql.catalog.schema import Schema
 from groundsql.sql.catalog_case import to_catalog_case
+from groundsql.sql.repairs.bare import sqlite_bare_columns
 from groundsql.sql.repairs.base import type_kind
 from groundsql.sql.repairs.dates import julianday_to_epoch_days
+from groundsql.sql.repairs.grouping import group_determined_columns
+from groundsql.sql.repairs.subquery import first_rows
+from groundsql.sql.repairs.types import sqlite_comparisons
 from groundsql.sql.resolve import resolve
 
 log = logging.getLogger("groundsql")
@@ -56,6 +65,7 @@ def from_sqlite(sql: str, dialect: str, schema: Schema | None = None) -> str:
     if schema is not None:
         _strings_for_unknown_quoted_names(tree, schema)
         integer_division(tree, schema, dialect)
+        tree = sqlite_leniency(tree, schema, dialect)
         to_catalog_case(tree, schema, dialect)
     for like in list(tree.find_all(exp.Like)):
         like.replace(exp.ILike(**{k: v.copy() for k, v in like.args.items() if v is not None}))
@@ -65,6 +75,26 @@ def from_sqlite(sql: str, dialect: str, schema: Schema | None = None) -> str:
     except (SqlglotError, ValueError) as exc:
         log.debug("SQLite query kept as written for %s: %s", dialect, exc)
         return sql
+
+
+def sqlite_leniency(tree: exp.Expression, schema: Schema, dialect: str) -> exp.Expression:
+    """`tree` (read as SQLite) with what SQLite lets pass and `dialect` refuses written out with SQLite's meaning,
+    by the tree repair's rules in their order (grouping, bare columns, comparisons, scalar subqueries); a step
+    that cannot read a construct leaves the tree as the previous step left it."""
+    if dialect == "sqlite":
+        return tree
+    steps = (lambda t: group_determined_columns(t, schema, dialect), lambda t: sqlite_bare_columns(t, schema, dialect),
+             lambda t: sqlite_comparisons(t, schema, dialect), lambda t: first_rows(t, dialect))
+    for step in steps:
+        work = tree.copy()
+        try:
+            changed = step(work)
+        except (SqlglotError, ValueError, KeyError, AttributeError, TypeError) as exc:
+            log.debug("SQLite leniency step skipped: %s", exc)
+            continue
+        if changed:
+            tree = work
+    return tree
 
 
 def _strings_for_unknown_quoted_names(tree: exp.Expression, schema: Schema) -> None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import sqlglot
 from sqlglot import exp
 
+from groundsql.catalog.schema import Schema
 from groundsql.sql.repairs.base import RepairFacts, RuleOutcome
 from groundsql.sql.repairs.grouping import is_grouping_error
 from groundsql.sql.resolve import resolve
@@ -26,18 +27,24 @@ _NO_ANY_VALUE = ("postgres", "mysql")
 
 def aggregate_bare_columns(tree: exp.Expression, facts: RepairFacts) -> RuleOutcome:
     """Wrap each ungrouped, unaggregated column of a grouped SELECT in the aggregate SQLite's reading implies."""
-    outcome = RuleOutcome()
     if facts.dialect == "sqlite" or not is_grouping_error(facts.error):  # SQLite is the reading stated here
-        return outcome
-    resolution = resolve(tree, facts.schema, facts.dialect)
+        return RuleOutcome()
+    return RuleOutcome(changes=sqlite_bare_columns(tree, facts.schema, facts.dialect))
+
+
+def sqlite_bare_columns(tree: exp.Expression, schema: Schema, dialect: str) -> list[str]:
+    """Wrap, in place, each ungrouped and unaggregated column of a grouped SELECT in the aggregate SQLite's reading
+    implies; the changes in words (also `sql.sqlite_flavour`'s step, after `grouping`, before any refusal)."""
+    changes: list[str] = []
+    resolution = resolve(tree, schema, dialect)
     if resolution is None:
-        return outcome
+        return changes
     for view in resolution.scopes:
         select = view.select
         group = select.args.get("group")
         if group is None or not group.expressions or any(isinstance(g, exp.Literal) for g in group.expressions):
             continue  # no grouping, or GROUP BY position: left alone
-        grouped = _grouped_texts(select, group, facts.dialect)
+        grouped = _grouped_texts(select, group, dialect)
         grouped_keys = {(u.source.alias.lower(), u.name.lower()) for u in resolution.columns
                         if u.scope is view and u.source is not None and _clause(u.node, select) == "group"}
         aggregates = [a for a in select.find_all(exp.AggFunc) if a.find_ancestor(exp.Select) is select]
@@ -48,18 +55,18 @@ def aggregate_bare_columns(tree: exp.Expression, facts: RepairFacts) -> RuleOutc
             if (use.scope is not view or use.status != "ok" or use.source is None
                     or _clause(node, select) not in _AFTER_GROUPING or _aggregated(node, select)
                     or (use.source.alias.lower(), use.name.lower()) in grouped_keys
-                    or _is_grouped(node, select, grouped, facts.dialect)):
+                    or _is_grouped(node, select, grouped, dialect)):
                 continue
-            wrapped.append(node.sql(dialect=facts.dialect))
-            aggregate = _aggregate(node.copy(), follow, facts.dialect)
+            wrapped.append(node.sql(dialect=dialect))
+            aggregate = _aggregate(node.copy(), follow, dialect)
             if node.parent is select and node.arg_key == "expressions":  # the answer keeps its column name
                 aggregate = exp.alias_(aggregate, exp.to_identifier(node.name, quoted=node.this.quoted))
             node.replace(aggregate)
         if wrapped:
-            how = (f"the value at the row of {follow.sql(dialect=facts.dialect)}" if follow is not None
+            how = (f"the value at the row of {follow.sql(dialect=dialect)}" if follow is not None
                    else "one value of each group")
-            outcome.changes.append(", ".join(dict.fromkeys(wrapped)) + f" → {how}, as SQLite picks it")
-    return outcome
+            changes.append(", ".join(dict.fromkeys(wrapped)) + f" → {how}, as SQLite picks it")
+    return changes
 
 
 def _aggregate(column: exp.Column, follow: exp.Max | exp.Min | None, dialect: str) -> exp.Expression:

@@ -28,23 +28,32 @@ def group_dependent_columns(tree: exp.Expression, facts: RepairFacts) -> RuleOut
     outcome = RuleOutcome()
     if not is_grouping_error(facts.error):
         return outcome
+    outcome.changes = group_determined_columns(tree, facts.schema, facts.dialect, hints=outcome.hints)
+    return outcome
+
+
+def group_determined_columns(tree: exp.Expression, schema, dialect: str, *, hints: list[str] | None = None) -> list[str]:
+    """Add to GROUP BY, in place, each column beside it that the grouped columns determine (exact on any engine,
+    so also `sql.sqlite_flavour`'s step before any refusal); the changes in words. Each column they do not
+    determine is named in `hints`."""
+    changes: list[str] = []
     added: dict[int, tuple[exp.Group, list[exp.Column]]] = {}
-    for group, use, determined in _ungrouped_columns(tree, facts.schema, facts.dialect):
+    for group, use, determined in _ungrouped_columns(tree, schema, dialect):
         if determined:
             _, columns = added.setdefault(id(group), (group, []))
             if not any(_same(use.node, c) for c in columns):
                 columns.append(use.node)
-        else:
-            name = use.node.sql(dialect=facts.dialect)
+        elif hints is not None:
+            name = use.node.sql(dialect=dialect)
             hint = (f"{name} is neither grouped nor aggregated, and the GROUP BY columns do not determine it: "
                     "add it to GROUP BY if each group should split by it, or aggregate it.")
-            if hint not in outcome.hints:
-                outcome.hints.append(hint)
+            if hint not in hints:
+                hints.append(hint)
     for group, columns in added.values():
         group.set("expressions", [*group.expressions, *(c.copy() for c in columns)])
-        outcome.changes.append("GROUP BY + " + ", ".join(c.sql(dialect=facts.dialect) for c in columns) +
-                               " (determined by the grouped columns)")
-    return outcome
+        changes.append("GROUP BY + " + ", ".join(c.sql(dialect=dialect) for c in columns) +
+                       " (determined by the grouped columns)")
+    return changes
 
 
 def undetermined_columns(tree: exp.Expression, schema, dialect: str) -> list[str]:

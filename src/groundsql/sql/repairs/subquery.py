@@ -26,17 +26,23 @@ def is_subquery_error(error: str | None) -> bool:
 
 def limit_scalar_subqueries(tree: exp.Expression, facts: RepairFacts) -> RuleOutcome:
     """`LIMIT 1` on every scalar subquery that may return several rows; only on the engine's refusal."""
-    outcome = RuleOutcome()
     if facts.dialect == "sqlite" or not is_subquery_error(facts.error):  # SQLite is the reading stated here
-        return outcome
+        return RuleOutcome()
+    return RuleOutcome(changes=first_rows(tree, facts.dialect))
+
+
+def first_rows(tree: exp.Expression, dialect: str) -> list[str]:
+    """`LIMIT 1` in place on every scalar subquery that may return several rows; the changes in words (also
+    `sql.sqlite_flavour`'s step, before any refusal: on one row it changes nothing)."""
+    changes: list[str] = []
     for subquery in list(tree.find_all(exp.Subquery)):
         select = subquery.this
         if (isinstance(subquery.parent, _SET_PARENTS) or not isinstance(select, exp.Select)
                 or select.args.get("limit") is not None or _one_row(select)):
             continue
         select.limit(1, copy=False)
-        outcome.changes.append(f"({select.sql(dialect=facts.dialect)}): its first row, as SQLite reads it")
-    return outcome
+        changes.append(f"({select.sql(dialect=dialect)}): its first row, as SQLite reads it")
+    return changes
 
 
 def _one_row(select: exp.Select) -> bool:

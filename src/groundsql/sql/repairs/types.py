@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from sqlglot import exp
 
+from groundsql.catalog.schema import Schema
 from groundsql.sql.repairs.base import RepairFacts, RuleOutcome, matches_error, type_kind
 from groundsql.sql.resolve import ColumnUse, resolve
 
@@ -31,21 +32,27 @@ def is_type_error(error: str | None) -> bool:
 
 def compare_as_sqlite(tree: exp.Expression, facts: RepairFacts) -> RuleOutcome:
     """Rewrite each comparison of a text and a number the way SQLite's affinity reads it; only on a type error."""
-    outcome = RuleOutcome()
     if facts.dialect == "sqlite" or not is_type_error(facts.error):  # SQLite is the reading stated here
-        return outcome
-    resolution = resolve(tree, facts.schema, facts.dialect)
+        return RuleOutcome()
+    return RuleOutcome(changes=sqlite_comparisons(tree, facts.schema, facts.dialect))
+
+
+def sqlite_comparisons(tree: exp.Expression, schema: Schema, dialect: str) -> list[str]:
+    """Each comparison of a text and a number (by the declared types of `schema`) rewritten in place as SQLite's
+    affinity reads it; returns the changes in words (also `sql.sqlite_flavour`'s step, before any refusal)."""
+    changes: list[str] = []
+    resolution = resolve(tree, schema, dialect)
     if resolution is None:
-        return outcome
+        return changes
     kinds = {id(u.node): _kind(u) for u in resolution.columns}
     for node in list(tree.find_all(*_COMPARISONS, exp.In)):
         if isinstance(node, exp.In):
             column = node.this
             kind = kinds.get(id(column)) if isinstance(column, exp.Column) else None
             if kind is not None and not node.args.get("query"):
-                change = _in_list(node, column, kind, facts.dialect)
+                change = _in_list(node, column, kind, dialect)
                 if change:
-                    outcome.changes.append(change)
+                    changes.append(change)
             continue
         left, right = node.this, node.expression
         left_kind = kinds.get(id(left)) if isinstance(left, exp.Column) else None
@@ -53,16 +60,16 @@ def compare_as_sqlite(tree: exp.Expression, facts: RepairFacts) -> RuleOutcome:
         if left_kind and right_kind and left_kind != right_kind:
             number = left if left_kind == "number" else right
             number.replace(exp.cast(number.copy(), "text"))
-            outcome.changes.append(f"{node.sql(dialect=facts.dialect)} (the number column compared as text)")
+            changes.append(f"{node.sql(dialect=dialect)} (the number column compared as text)")
         elif left_kind and right_kind is None:
-            change = _literal_side(left, right, left_kind, type(node), facts.dialect)
+            change = _literal_side(left, right, left_kind, type(node), dialect)
             if change:
-                outcome.changes.append(change)
+                changes.append(change)
         elif right_kind and left_kind is None:
-            change = _literal_side(right, left, right_kind, type(node), facts.dialect)
+            change = _literal_side(right, left, right_kind, type(node), dialect)
             if change:
-                outcome.changes.append(change)
-    return outcome
+                changes.append(change)
+    return changes
 
 
 def _literal_side(column: exp.Column, literal: exp.Expression, kind: str, comparison: type,

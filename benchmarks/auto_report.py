@@ -25,7 +25,6 @@ RUNS = REPO / "benchmarks" / "results" / "round3_runs"
 SUFFIX = "__local_qwen2.5-coder-1.5b__n150_seed2026"
 BUCKETS = ((0.0, 0.2), (0.2, 0.4), (0.4, 0.6), (0.6, 0.8), (0.8, 1.01))
 HIGH = 0.8  # the bar: answers this confident are right at least 92% of the time, holding ≥ 60%
-ABSTAIN = 0.5  # auto's default abstain_below
 NOTES_MARKER = "<!-- analysis: written by hand, kept when the tables above are regenerated -->"
 
 
@@ -37,7 +36,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs-dir", type=Path, default=RUNS)
     parser.add_argument("--out", type=Path, default=REPO / "benchmarks" / "results" / "auto.md")
     parser.add_argument("--commit", default="?", help="the commit the runs ran at, where run.json does not say")
+    parser.add_argument("--abstain-below", type=float, default=None,
+                        help="an answer below this confidence counts as flagged (default: auto's abstain_below)")
     args = parser.parse_args(argv)
+    if args.abstain_below is None:
+        from groundsql.pipelines.auto import AutoOptions
+
+        args.abstain_below = AutoOptions().abstain_below
     auto = load(args.runs_dir / args.auto)
     if not auto:
         print(f"no records in {args.runs_dir / args.auto}", file=sys.stderr)
@@ -156,13 +161,14 @@ def report(args: argparse.Namespace, auto: list[dict[str, Any]], others: dict[st
             right = sum(bool(r["stages"][stage]["correct"]) for r in inside)
             lines.append(f"| {stage} | {len(inside)} | {right} ({pct(right, len(inside))}) |")
     lines += ["", "## Calibration", "", "Accuracy by reported confidence (`auto_calibration.png` draws it for "
-              "every run).", "", "| run | confidence ≥ 0.8: answers (share) | right | wrong answers | wrong "
-              "with no flag |", "|---|---:|---:|---:|---:|"]
+              "every run). A wrong answer has *no flag* when it carries no warning and a confidence of at least "
+              f"{args.abstain_below} (auto's `abstain_below`).", "", "| run | confidence ≥ 0.8: answers (share) | "
+              "right | wrong answers | wrong with no flag |", "|---|---:|---:|---:|---:|"]
     for name, records in [("auto", auto), *[(k.split("__")[0], v) for k, v in others.items()]]:
         inside = [r for r in records if r["id"] in common]
         confident = [r for r in inside if (r.get("confidence") or 0.0) >= HIGH]
         wrong = [r for r in inside if not r["correct"]]
-        unflagged = [r for r in wrong if not r.get("warnings") and (r.get("confidence") or 0.0) >= ABSTAIN]
+        unflagged = [r for r in wrong if not r.get("warnings") and (r.get("confidence") or 0.0) >= args.abstain_below]
         right = sum(bool(r["correct"]) for r in confident)
         lines.append(f"| {name} | {len(confident)} ({pct(len(confident), len(inside))}) | "
                      f"{right} ({pct(right, len(confident))}) | {len(wrong)} | {len(unflagged)} |")

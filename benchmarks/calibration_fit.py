@@ -8,8 +8,8 @@ right" on them.
 
 Reported, on predictions for each database made by a fit that never saw it (leave one database out): the
 reliability by confidence bin, the share of answers at ≥ 0.8 and how many of them are right, and the wrong answers
-that carry no flag (no warning and a confidence ≥ 0.5) — beside the same figures for the confidence the run
-recorded. With `--write`, the weights fitted on all the records replace `calibration_weights.json`.
+that carry no flag (no warning and a confidence at or above auto's `abstain_below`) — beside the same figures for
+the confidence the run recorded. With `--write`, the weights fitted on all the records replace `calibration_weights.json`.
 
     python benchmarks/calibration_fit.py --runs benchmarks/results/round3s3_runs/auto__...,.../refine__... \
         [--write] [--out benchmarks/results/calibration.md]
@@ -29,7 +29,7 @@ from pathlib import Path
 import numpy as np
 
 REPO = Path(__file__).resolve().parents[1]
-HIGH, ABSTAIN = 0.8, 0.5
+HIGH = 0.8
 BINS = (0.0, 0.3, 0.5, 0.65, 0.8, 0.9, 1.0001)
 #: Weights not fitted: the records carry the final signals, and two diverse cheap candidates that disagree are
 #: always escalated, so a final answer almost never carries a disagreement (3 of 150 in the round-3 auto run).
@@ -115,13 +115,20 @@ def held_out(rows: list[dict], names: list[str]) -> list[float]:
     return out
 
 
+def abstain_below() -> float:
+    """auto's flag threshold: an answer below it carries a low-confidence flag."""
+    from groundsql.pipelines.auto import AutoOptions
+
+    return AutoOptions().abstain_below
+
+
 def summary(rows: list[dict], scores: list[float]) -> dict:
     high = [r for r, s in zip(rows, scores) if s >= HIGH]
     brier = sum((s - r["correct"]) ** 2 for r, s in zip(rows, scores)) / max(len(rows), 1)
     wrong = [(r, s) for r, s in zip(rows, scores) if not r["correct"]]
     return {"n": len(rows), "right": sum(r["correct"] for r in rows), "high": len(high),
             "high_right": sum(r["correct"] for r in high),
-            "unflagged_wrong": sum(1 for r, s in wrong if s >= ABSTAIN and not r["warned"]), "brier": brier,
+            "unflagged_wrong": sum(1 for r, s in wrong if s >= abstain_below() and not r["warned"]), "brier": brier,
             "bins": [(lo, hi, [r["correct"] for r, s in zip(rows, scores) if lo <= s < hi])
                      for lo, hi in zip(BINS, BINS[1:])]}
 
@@ -137,8 +144,8 @@ def render(groups: dict[str, dict[str, dict]], weights: dict[str, float], comman
              "(`groundsql/selection/calibration.py`); its weights are fitted here on recorded answers of the open "
              "Spider sample, and judged on predictions for each database from a fit that left that database out "
              "(*held out*). *Recorded* is the confidence the run itself reported (the code it ran with). "
-             "*Unflagged wrong*: wrong answers with no warning and a confidence ≥ 0.5. Brier: the mean squared "
-             "distance between the confidence and the verdict (lower is better).", "",
+             f"*Unflagged wrong*: wrong answers with no warning and a confidence ≥ {abstain_below()} (auto's "
+             "`abstain_below`). Brier: the mean squared distance between the confidence and the verdict (lower is better).", "",
              f"Command: `{command}` (code at commit `{commit}`); runs: "
              + ", ".join(f"`{r.relative_to(REPO) if r.is_relative_to(REPO) else r}`" for r in runs), "",
              "| run | confidence | answers | right | ≥ 0.8 (share) | right at ≥ 0.8 | unflagged wrong | Brier |",

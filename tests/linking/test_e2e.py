@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from groundsql.context import Context
@@ -41,8 +43,10 @@ def test_dual_pathway_pruning_with_the_real_model(music_db, local_model):
     with Database(str(music_db)) as db:
         ctx = _ctx(db, local_model, "How many singers are from France?")
         subset = dual_pathway(ctx, "1. Find the singers from France\n2. Count them", ctx.schema)
-        assert [e.step for e in ctx.trace.events if e.kind == "model"][:2] == ["link.prune_delete",
-                                                                              "link.prune_select"]
+        calls = [e for e in ctx.trace.events if e.kind == "model"]
+        assert [e.step for e in calls][:2] == ["link.prune_delete", "link.prune_select"]
+        # the grammar held: each pass answered a JSON object (a pass with no answer would keep every column)
+        assert all(e.error is None and isinstance(json.loads(e.outputs[0]), dict) for e in calls[:2])
         assert set(subset.tables) <= set(ctx.schema.table_names)
         assert subset.tables  # the union rule keeps whatever the selection pass names
 

@@ -40,6 +40,8 @@ def test_easy_spider_questions_with_the_small_model(spider_dir: Path, local_mode
 
 
 def test_cli_ask_json_on_the_demo_database(demo_db: Path) -> None:
+    """The CLI in a child process with the default preset (`auto`, whose end-to-end run with the real model this
+    is): one JSON object, the right count, auto's stages."""
     command = [sys.executable, "-m", "groundsql.cli", "ask", "How many products are there?", "--db", str(demo_db),
                "--model", TEST_MODEL, "--json"]
     out = subprocess.run(command, capture_output=True, text=True, timeout=600)
@@ -48,6 +50,8 @@ def test_cli_ask_json_on_the_demo_database(demo_db: Path) -> None:
     for key in ("question", "sql", "columns", "rows", "row_count", "truncated", "preset", "model", "elapsed_s"):
         assert key in payload
     assert payload["rows"] == [[16]]
+    assert payload["preset"] == "auto" and payload["confidence"] is not None and payload["error"] is None
+    assert payload["stages"]["direct"] and payload["stages"]["final"] == payload["sql"]
     usage = payload["usage"]
     assert usage["prompt_tokens"] > 0 and usage["llm_calls"] >= 1 and usage["db_queries"] >= 1
 

@@ -1,5 +1,6 @@
-"""The `auto` preset: control flow with a scripted model (cheap path, escalation, sanity repair, abstention) and
-one end-to-end run with the real 0.5B model."""
+"""The `auto` preset: control flow with a scripted model (cheap path, escalation, sanity repair, abstention). Its
+end-to-end run with the real 0.5B model is `ask --json` in tests/e2e/test_local_model_e2e.py (auto is the
+default preset)."""
 
 from __future__ import annotations
 
@@ -123,16 +124,6 @@ def test_confidence_from_signals() -> None:
     assert agreed >= 0.8 > disagreed and flagged < agreed
     assert confidence(Signals(ran=False, rows=False)) == 0.0
     assert confidence(Signals(ran=True, rows=False, agree=True)) < agreed  # an empty result counts against
-
-
-@pytest.mark.e2e
-def test_auto_end_to_end_with_the_real_small_model(demo_db: Path) -> None:
-    from tests.conftest import TEST_MODEL
-
-    answer = ask("How many products are there?", str(demo_db), model=TEST_MODEL, preset="auto",
-                 options={"escalate": False})
-    assert answer.sql and answer.error is None
-    assert answer.confidence is not None and answer.trace.notes("auto")
 
 
 @pytest.mark.integration

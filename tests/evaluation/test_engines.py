@@ -354,6 +354,57 @@ def test_the_prompt_is_the_same_on_every_engine(tmp_path: Path, request, options
 
 
 @pytest.mark.integration
+def test_a_spark_copy_records_the_originals_types_and_keys(tmp_path: Path) -> None:
+    """Written without a JVM, the Parquet footers hold the schema Spark reads back (each column's comment the
+    original's declared type) and the original's declared keys as the table's comment."""
+    pytest.importorskip("pyarrow")
+    import pyarrow.parquet as pq
+
+    from groundsql.catalog.sqlite_types import KEYS_MARKER
+    from groundsql.db.spark_urls import SPARK_SCHEMA_KEY, parquet_comment
+
+    dataset = _spider_like(tmp_path / "spider")
+    assert load_into(dataset, f"spark+local://{tmp_path}/tour", db_ids=["tour"]).databases[0].error is None
+    concert = tmp_path / "tour" / "concert"
+    keys = json.loads(parquet_comment(concert).removeprefix(KEYS_MARKER))
+    assert keys == {"pk": ["concert_ID"], "fks": [[["Singer_ID"], "Singer", ["Singer_ID"]], [["Venue"], "venue",
+                                                                                             ["Code"]]]}
+    footer = pq.read_metadata(concert / "part-00000.parquet").metadata
+    fields = json.loads(footer[SPARK_SCHEMA_KEY.encode()])["fields"]
+    assert [(f["name"], f["type"], f["metadata"]["comment"]) for f in fields] == [
+        ("concert_ID", "long", "groundsql:sqlite_type=INTEGER"), ("Singer_ID", "long", "groundsql:sqlite_type=TEXT"),
+        ("Year", "string", "groundsql:sqlite_type=TEXT"), ("Venue", "string", "groundsql:sqlite_type=TEXT")]
+    assert parquet_comment(dataset / "dev.json") is None
+
+
+@pytest.mark.integration
+@pytest.mark.parametrize("options", [{}, {"catalog_context": False}], ids=["catalog", "plain"])
+def test_the_prompt_is_the_same_on_spark(tmp_path: Path, spark_session, options: dict) -> None:
+    """A Spark copy (a folder of Parquet tables) records the original's types in its columns' comments and its
+    declared keys in each file's footer, so that its prompt with `model_dialect=sqlite` is SQLite's byte for byte:
+    without them it would show family names (`INTEGER` for `int`) and infer the keys Spark does not keep."""
+    from groundsql.api import ask
+    from groundsql.models import ScriptedModel
+
+    dataset = _spider_like(tmp_path / "spider")
+    urls = {"sqlite": str(dataset / "database" / "tour" / "tour.sqlite"), "spark": f"spark+local://{tmp_path}/tour"}
+    report = load_into(dataset, urls["spark"], db_ids=["tour"])
+    assert report.databases[0].error is None
+    prompts = {}
+    for engine, url in urls.items():
+        model = ScriptedModel(default="SELECT COUNT(*) FROM singer")
+        answer = ask("How many singers from France are older than 30 in 2014?", url, model=model,
+                     preset="baseline", options={"model_dialect": "sqlite", **options})
+        assert answer.error is None and answer.result.rows[0][0] == 3
+        prompts[engine] = model.calls[0]["messages"]
+    text = prompts["spark"][1]["content"]
+    assert "Singer_ID INTEGER PRIMARY KEY" in text and "Name VARCHAR(20)" in text and "groundsql:" not in text
+    assert "FOREIGN KEY (Venue) REFERENCES venue(Code)\n" in text  # declared, though a row breaks it
+    assert prompts["spark"] == prompts["sqlite"]
+    assert any("recorded for prompts" in c for c in report.databases[0].changes)
+
+
+@pytest.mark.integration
 def test_the_prompt_shows_the_engines_types_in_its_own_dialect(tmp_path: Path) -> None:
     """With the engine's own dialect the copy's prompt keeps the engine's types: only SQLite SQL is asked of the
     schema as SQLite reads it."""

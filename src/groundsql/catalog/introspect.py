@@ -142,7 +142,7 @@ def _introspect_duckdb(db: Database) -> Schema:
 
 def _introspect_spark(db: Database) -> Schema:
     """Spark's catalog API (no SQLAlchemy dialect): tables, views and temporary views of the current database.
-    Spark keeps no enforced keys, so keys are left to inference."""
+    Spark keeps no enforced keys, so keys are left to inference (a copy's recorded keys are restored)."""
     schema = Schema(dialect=db.dialect)
     for relation in db.relations():  # type: ignore[attr-defined]
         columns = [Column(name=c.name, type=c.type.upper(), nullable=c.nullable, comment=c.comment)

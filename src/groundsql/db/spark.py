@@ -26,6 +26,7 @@ from groundsql.db.result import Result
 from groundsql.db.spark_guard import check_spark_statement, check_spark_text, check_spark_tree, executable_sql
 from groundsql.db.spark_urls import (
     is_spark_url,
+    parquet_comment,
     spark_connection_url,
     spark_database,
     spark_local_path,
@@ -96,7 +97,7 @@ class SparkDatabase(Database, handles=is_spark_url):
         self._scope_lock = threading.Lock()
         self.mode = spark_mode(url)
         self._url = url
-        self._file_views: set[str] = set()
+        self._file_views: dict[str, str | None] = {}  # a file's table → the comment its footer records
         self._session, self._generation = _open_session(url), _GENERATION
         _warm_dialect(self.dialect)
         self._prepare_session()
@@ -130,24 +131,25 @@ class SparkDatabase(Database, handles=is_spark_url):
 
     def relations(self) -> list[SparkRelation]:
         """Tables and views of the current database (temporary views included), with their columns. Files a
-        local session exposes count as tables."""
+        local session exposes count as tables, with the comment a Parquet footer records (`parquet_comment`)."""
         catalog = self._live_session().catalog
         found: list[SparkRelation] = []
         # Spark lists a temporary view's name in lower case (it matches names whatever their case); a file's
         # table keeps the file's own spelling, as the same data has on SQLite or DuckDB
         files = {name.lower(): name for name in self._file_views}
         try:
-            for table in sorted(catalog.listTables(), key=lambda t: t.name):
+            for table in catalog.listTables():
                 columns = tuple(SparkColumn(c.name, c.dataType, bool(c.nullable), c.description or None)
                                 for c in catalog.listColumns(table.name))
                 kind = (table.tableType or "").upper()
                 is_file = kind == "TEMPORARY" and table.name.lower() in files
                 is_view = kind == "VIEW" or (kind == "TEMPORARY" and not is_file)
                 name = files[table.name.lower()] if is_file else table.name
-                found.append(SparkRelation(name, is_view, table.description or None, columns))
+                comment = table.description or (self._file_views[name] if is_file else None)
+                found.append(SparkRelation(name, is_view, comment or None, columns))
         except Exception as exc:
             raise DatabaseError(f"cannot list the tables of {self.display}: {_spark_message(exc)}") from None
-        return found
+        return sorted(found, key=lambda r: r.name)  # by the names shown (a file's own case), as other engines list
 
     def _load_scope(self) -> Scope:
         """The current database's tables and views plus this session's temporary views (unqualified names
@@ -220,7 +222,8 @@ class SparkDatabase(Database, handles=is_spark_url):
         return self._session
 
     def _register_files(self, path) -> None:
-        """Expose each data file (or Parquet folder) as a temporary view named after it."""
+        """Expose each data file (or Parquet folder) as a temporary view named after it; keep the table comment
+        its Parquet footer records (a temporary view has none in the catalog)."""
         for name, data in spark_tables(path).items():
             suffix = data.suffix.lower()
             reader = self._session.read
@@ -233,7 +236,7 @@ class SparkDatabase(Database, handles=is_spark_url):
             else:
                 frame = reader.parquet(str(data))
             frame.createOrReplaceTempView(name)
-            self._file_views.add(name)
+            self._file_views[name] = parquet_comment(data)
 
     # -- execution --------------------------------------------------------------------------------
 

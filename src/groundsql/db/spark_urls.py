@@ -11,6 +11,10 @@ from groundsql.errors import ConfigError
 SPARK_SCHEMES = ("spark", "sc", "spark+local")
 #: Files a local session exposes as views (a folder of Parquet part files counts as one table).
 SPARK_FILE_SUFFIXES = (".parquet", ".csv", ".json", ".jsonl", ".orc")
+#: The Parquet footer entry in which Spark keeps the schema of a file it wrote (column comments included).
+SPARK_SCHEMA_KEY = "org.apache.spark.sql.parquet.row.metadata"
+#: The Parquet footer entry that gives a file's table its comment (a view over files has none in the catalog).
+PARQUET_COMMENT_KEY = "groundsql.table_comment"
 
 
 def is_spark_url(spec: str) -> bool:
@@ -90,3 +94,21 @@ def spark_tables(path: Path) -> dict[str, Path]:
     if not found:
         raise ConfigError(f"no Parquet, CSV, JSON or ORC data in {path}")
     return found
+
+
+def parquet_comment(data: Path) -> str | None:
+    """The table comment a Parquet file (or the first part file of a Parquet folder) records in its footer
+    (`PARQUET_COMMENT_KEY`, written by `groundsql eval load`); None without one, or without pyarrow."""
+    try:
+        import pyarrow.parquet as pq
+    except ImportError:
+        return None
+    first = data if data.is_file() else next(iter(sorted(data.glob("*.parquet"))), None)
+    if first is None or first.suffix.lower() != ".parquet":
+        return None
+    try:
+        footer = pq.read_metadata(first).metadata or {}
+    except (OSError, ValueError):  # not a Parquet file after all: Spark reports it when it reads the file
+        return None
+    comment = footer.get(PARQUET_COMMENT_KEY.encode())
+    return comment.decode("utf-8") if comment is not None else None

@@ -7,12 +7,14 @@ as on SQLite. Primary keys are kept where
 the engine has them and the data satisfies them (on MariaDB/MySQL as UNIQUE keys, so that rows stay in SQLite's
 order); a foreign key is kept where it points at the parent's kept primary key and every child value exists.
 Everything that changed is reported, per database. Each column's comment records its type as the original
-declares it, and each table's comment the original's declared keys (`catalog.sqlite_types`): introspection reads
-them back, so that with `model_dialect=sqlite` the copy's prompt is the original's.
+declares it, and each table's comment the original's declared keys (`catalog.sqlite_types`; on Spark, in each
+Parquet file's footer): introspection reads them back, so that with `model_dialect=sqlite` the copy's prompt is
+the original's.
 """
 
 from __future__ import annotations
 
+import json
 import logging
 import shutil
 import sqlite3
@@ -22,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from groundsql.catalog.sqlite_types import keys_comment, source_type_comment
-from groundsql.db.spark_urls import is_spark_url, spark_mode
+from groundsql.db.spark_urls import PARQUET_COMMENT_KEY, SPARK_SCHEMA_KEY, is_spark_url, spark_mode
 from groundsql.errors import ConfigError, DatabaseError
 from groundsql.evaluation.datasets import Dataset, database_path, load_dataset
 
@@ -554,7 +556,8 @@ def _write_spark(url: str, tables: list[TablePlan], entry: DatabaseLoad, replace
 
     arrow_types = {INTEGER: pa.int64(), DOUBLE: pa.float64(), TEXT: pa.string(), BINARY: pa.binary()}
     for plan in tables:
-        schema = pa.schema([pa.field(c.name, arrow_types[c.kind]) for c in plan.columns])
+        schema = pa.schema([pa.field(c.name, arrow_types[c.kind]) for c in plan.columns],
+                           metadata=spark_parquet_metadata(plan))
         columns = [[row[i] for row in plan.rows] for i in range(len(plan.columns))]
         table = pa.Table.from_arrays([pa.array(values, type=field.type) for values, field in zip(columns, schema)],
                                      schema=schema)
@@ -562,4 +565,22 @@ def _write_spark(url: str, tables: list[TablePlan], entry: DatabaseLoad, replace
         pq.write_table(table, folder / plan.name / "part-00000.parquet")
     keys = sum(1 for t in tables if t.primary_key) + sum(len(t.foreign_keys) for t in tables)
     if keys:
-        entry.changes.append(f"{keys} primary/foreign keys not kept: Spark tables have no key constraints")
+        entry.changes.append(f"{keys} primary/foreign keys not kept: Spark tables have no key constraints "
+                             "(the original's keys are recorded for prompts)")
+
+
+#: Spark's data type of each stored kind, as its schema JSON names it.
+SPARK_TYPES = {INTEGER: "long", DOUBLE: "double", TEXT: "string", BINARY: "binary"}
+
+
+def spark_parquet_metadata(plan: TablePlan) -> dict[str, str]:
+    """The Parquet footer entries of a Spark copy's table: the schema Spark reads from a file it wrote itself,
+    with each column's comment recording the original's declared type (Spark's catalog lists it as the column's
+    description), and the original's declared keys as the table's comment (`PARQUET_COMMENT_KEY`, which
+    `spark+local` folders read back: a file's table has no catalog comment)."""
+    fields = [{"name": c.name, "type": SPARK_TYPES[c.kind], "nullable": True,
+               "metadata": {"comment": source_type_comment(c.shown)}} for c in plan.columns]
+    metadata = {SPARK_SCHEMA_KEY: json.dumps({"type": "struct", "fields": fields}, separators=(",", ":"))}
+    if plan.comment is not None:
+        metadata[PARQUET_COMMENT_KEY] = plan.comment
+    return metadata

@@ -64,4 +64,11 @@ def test_real_model_over_postgresql(postgres_database: str, concert_singer: Path
     answer = ask("How many singers are there?", db, model=local_model, preset="refine")
     assert answer.result is not None and answer.result.rows == [(6,)]
     first_call = next(e for e in answer.trace.to_list() if "messages" in e)  # notes (catalog, knowledge) come first
+    # model_dialect=sqlite (the default): the model is asked for SQLite SQL, the same question as on SQLite, and
+    # the transpile carries it to PostgreSQL
+    assert "sqlite" in first_call["messages"][0]["content"].lower()
+    answer = ask("How many singers are there?", db, model=local_model, preset="refine",
+                 options={"model_dialect": "engine"})
+    assert answer.result is not None and answer.result.rows == [(6,)]
+    first_call = next(e for e in answer.trace.to_list() if "messages" in e)
     assert "postgres" in first_call["messages"][0]["content"].lower()

@@ -44,7 +44,11 @@ def test_client_disconnect_cancels_the_run(demo_db: Path, tmp_path: Path) -> Non
     with BackgroundServer(create_app(workspace)) as server, httpx.Client(timeout=10) as http:
         with http.stream("POST", server.url + "/v1/ask/stream", json={"question": "orders?"}) as response:
             assert response.status_code == 200
-            time.sleep(0.3)  # the first model call is under way; now the client goes away
+            started = time.monotonic() + 10
+            while not calls and time.monotonic() < started:  # wait for the first model call (slow on a busy machine)
+                time.sleep(0.02)
+            assert calls, "the model was never called"
+            # the first model call is under way; now the client goes away
         deadline = time.monotonic() + 10
         while workspace.gate.admitted and time.monotonic() < deadline:
             time.sleep(0.05)

@@ -323,8 +323,6 @@ def test_the_prompt_is_the_same_on_every_engine(tmp_path: Path, request, options
     and sample values as SQLite stores them ('1' in a text column, 61.5 and 80 in an `int` one)."""
     pytest.importorskip("duckdb")
     pytest.importorskip("pymysql")
-    from groundsql.api import ask
-    from groundsql.models import ScriptedModel
 
     dataset = _spider_like(tmp_path / "spider")
     urls = {"sqlite": str(dataset / "database" / "tour" / "tour.sqlite"),
@@ -339,11 +337,7 @@ def test_the_prompt_is_the_same_on_every_engine(tmp_path: Path, request, options
             changes = report.databases[0].changes
             assert any("stored as INTEGER" in c for c in changes)  # the text key
             assert any("foreign key concert(Venue)" in c and "dropped" in c for c in changes)  # ' AMS'
-        model = ScriptedModel(default="SELECT COUNT(*) FROM singer")
-        answer = ask("How many singers from France are older than 30 in 2014?", url, model=model,
-                     preset="baseline", options={"model_dialect": "sqlite", **options})
-        assert answer.error is None and answer.result.rows[0][0] == 3
-        prompts[engine] = model.calls[0]["messages"]
+        prompts[engine] = _first_prompt(url, options)
     text = prompts["sqlite"][1]["content"]
     assert "CREATE TABLE Singer (" in text and '"Year" TEXT' in text and "Name VARCHAR(20)" in text
     assert "10 | '1' | '2014'" in text and "2 | 'Ann' | 'France' | 29 | 4.0 | 'F' | 61.5" in text
@@ -351,6 +345,18 @@ def test_the_prompt_is_the_same_on_every_engine(tmp_path: Path, request, options
     assert "FOREIGN KEY (Venue) REFERENCES venue(Code)\n" in text  # declared, though a row breaks it
     for engine in ("duckdb", "postgres", "mariadb"):
         assert prompts[engine] == prompts["sqlite"], engine
+
+
+def _first_prompt(url: str, options: dict) -> list[dict]:
+    """The messages of baseline's one model call for the tour question on `url`, with model_dialect=sqlite."""
+    from groundsql.api import ask
+    from groundsql.models import ScriptedModel
+
+    model = ScriptedModel(default="SELECT COUNT(*) FROM singer")
+    answer = ask("How many singers from France are older than 30 in 2014?", url, model=model, preset="baseline",
+                 options={"model_dialect": "sqlite", **options})
+    assert answer.error is None and answer.result.rows[0][0] == 3
+    return model.calls[0]["messages"]
 
 
 @pytest.mark.integration
@@ -383,8 +389,6 @@ def test_the_prompt_is_the_same_on_spark(tmp_path: Path, spark_session, options:
     """A Spark copy (a folder of Parquet tables) records the original's types in its columns' comments and its
     declared keys in each file's footer, so that its prompt with `model_dialect=sqlite` is SQLite's byte for byte:
     without them it would show family names (`INTEGER` for `int`) and infer the keys Spark does not keep."""
-    from groundsql.api import ask
-    from groundsql.models import ScriptedModel
 
     dataset = _spider_like(tmp_path / "spider")
     urls = {"sqlite": str(dataset / "database" / "tour" / "tour.sqlite"), "spark": f"spark+local://{tmp_path}/tour"}
@@ -392,11 +396,7 @@ def test_the_prompt_is_the_same_on_spark(tmp_path: Path, spark_session, options:
     assert report.databases[0].error is None
     prompts = {}
     for engine, url in urls.items():
-        model = ScriptedModel(default="SELECT COUNT(*) FROM singer")
-        answer = ask("How many singers from France are older than 30 in 2014?", url, model=model,
-                     preset="baseline", options={"model_dialect": "sqlite", **options})
-        assert answer.error is None and answer.result.rows[0][0] == 3
-        prompts[engine] = model.calls[0]["messages"]
+        prompts[engine] = _first_prompt(url, options)
     text = prompts["spark"][1]["content"]
     assert "Singer_ID INTEGER PRIMARY KEY" in text and "Name VARCHAR(20)" in text and "groundsql:" not in text
     assert "FOREIGN KEY (Venue) REFERENCES venue(Code)\n" in text  # declared, though a row breaks it

@@ -185,26 +185,27 @@ def _question_block(ctx: Any, options: KnowledgeOptions, catalog: Catalog | None
 
 
 def _plain_schema(ctx: Any, tables: list[str] | None, linked: dict[str, list[str]] | None, limit: int) -> str:
-    """Plain DDL with example rows: exactly what groundsql showed before the catalog reached prompts."""
-    if _sqlite_view(ctx):
-        schema = sqlite_schema(ctx.schema)
-        chosen = _pruned(schema.tables, linked) if linked else [
-            t for t in schema.tables if tables is None or t.name in tables]
+    """Plain DDL with example rows: exactly what groundsql showed before the catalog reached prompts (as SQLite
+    shows it, values included, when the model writes SQLite SQL for another engine)."""
+    sqlite_view = _sqlite_view(ctx)
+    schema = sqlite_schema(ctx.schema) if sqlite_view else ctx.schema
+
+    def draw(chosen: list) -> str:
         parts = []
         for table in chosen:
-            sample = _sample(ctx.db, table.name, [c.name for c in table.columns], limit,
-                             [c.type for c in table.columns]) if limit > 0 else None
+            types = [c.type for c in table.columns] if sqlite_view else None
+            sample = _sample(ctx.db, table.name, [c.name for c in table.columns], limit, types) if limit > 0 \
+                else None
             parts.append(render_table_ddl(table, schema.dialect, sample))
         return "\n\n".join(parts)
-    if not linked:
-        key = ("plain", ctx.db.display, fingerprint(ctx.schema, ctx.db.display),
-               tuple(tables) if tables is not None else None, limit)
-        return _shared(key, lambda: render_schema_ddl(ctx.schema, ctx.db, sample_limit=limit, tables=tables))
-    parts = []
-    for table in _pruned(ctx.schema.tables, linked):
-        sample = _sample(ctx.db, table.name, [c.name for c in table.columns], limit) if limit > 0 else None
-        parts.append(render_table_ddl(table, ctx.schema.dialect, sample))
-    return "\n\n".join(parts)
+
+    if linked:
+        return draw(_pruned(schema.tables, linked))
+    key = ("plain", sqlite_view, ctx.db.display, fingerprint(ctx.schema, ctx.db.display),
+           tuple(tables) if tables is not None else None, limit)
+    if sqlite_view:
+        return _shared(key, lambda: draw([t for t in schema.tables if tables is None or t.name in tables]))
+    return _shared(key, lambda: render_schema_ddl(ctx.schema, ctx.db, sample_limit=limit, tables=tables))
 
 
 def _shown_plain(ctx: Any, tables: list[str] | None, linked: dict[str, list[str]] | None) -> list[str]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from sqlglot import exp
 
+from groundsql.catalog.schema import Schema
 from groundsql.sql.repairs.ambiguous import ColumnGroups, equated_columns
 from groundsql.sql.repairs.base import RepairFacts, RuleOutcome
 from groundsql.sql.resolve import ColumnUse, resolve
@@ -32,7 +33,8 @@ def group_dependent_columns(tree: exp.Expression, facts: RepairFacts) -> RuleOut
     return outcome
 
 
-def group_determined_columns(tree: exp.Expression, schema, dialect: str, *, hints: list[str] | None = None) -> list[str]:
+def group_determined_columns(tree: exp.Expression, schema: Schema, dialect: str, *,
+                             hints: list[str] | None = None) -> list[str]:
     """Add to GROUP BY, in place, each column beside it that the grouped columns determine (exact on any engine,
     so also `sql.sqlite_flavour`'s step before any refusal); the changes in words. Each column they do not
     determine is named in `hints`."""

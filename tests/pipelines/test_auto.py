@@ -41,11 +41,43 @@ def test_disagreement_adds_diverse_candidates_until_two_framings_agree(music_db:
     model = ScriptedModel([COUNT_FRANCE, COUNT_ALL], default=COUNT_FRANCE)
     answer = ask("How many singers are from France?", str(music_db), model=model, preset="auto")
     stages = [n["stage"] for n in auto_notes(answer)]
-    assert stages[:2] == ["cheap", "escalate"] and "escalate:postsql" in stages
+    assert stages[:2] == ["cheap", "escalate"] and "escalate:focused" in stages
     assert answer.result.rows == [(2,)]
-    assert len(model.calls) == 3  # the PostSQL candidate agreed with the first: no more calls
-    assert {c.source for c in answer.candidates} == {"direct", "shaped", "postsql"}
+    assert len(model.calls) == 3  # the focused candidate agreed with the first: no more calls
+    assert {c.source for c in answer.candidates} == {"direct", "shaped", "focused"}
     assert "escalated" in answer.stages
+    first, focused = (model.calls[i]["messages"][-1]["content"] for i in (0, 2))
+    assert focused.startswith(first[:first.index("Question:")])  # the prefix cache serves all but the tail
+    assert "The tables this answer most likely needs: singer (country)." in focused
+
+
+@pytest.mark.integration
+def test_the_papers_postsql_on_the_pruned_schema_stays_a_step_to_choose(music_db: Path) -> None:
+    model = ScriptedModel([COUNT_FRANCE, COUNT_ALL], default=COUNT_FRANCE)
+    answer = ask("How many singers are from France?", str(music_db), model=model, preset="auto",
+                 options={"escalation_steps": ["postsql", "sample"]})
+    assert "escalate:postsql" in [n["stage"] for n in auto_notes(answer)]
+    assert {c.source for c in answer.candidates} == {"direct", "shaped", "postsql"}
+    assert answer.result.rows == [(2,)]
+
+
+@pytest.mark.unit
+def test_the_focus_names_linked_columns_and_the_keys_that_join_them() -> None:
+    from groundsql.catalog.schema import Column, ForeignKey, Schema, Table
+    from groundsql.generation.framings import focus_text
+    from groundsql.linking.subset import SchemaSubset
+
+    schema = Schema(dialect="sqlite", tables=[
+        Table("singer", [Column("singer_id", "INTEGER"), Column("name", "TEXT"), Column("age", "INTEGER")]),
+        Table("singer_in_concert", [Column("singer_id", "INTEGER"), Column("concert_id", "INTEGER")],
+              foreign_keys=[ForeignKey(["singer_id"], "singer", ["singer_id"])]),
+        Table("stadium", [Column("stadium_id", "INTEGER")]),
+    ])
+    subset = SchemaSubset()
+    subset.add("singer", "name")
+    subset.add("singer_in_concert", "concert_id")
+    assert focus_text(schema, subset) == ("singer (name); singer_in_concert (concert_id); "
+                                          "joined on singer_in_concert.singer_id = singer.singer_id.")
 
 
 @pytest.mark.integration

@@ -8,18 +8,23 @@ prefix cache serves all but the last lines of each extra prompt.
 - ``shaped``: the same schema and question, then what the answer should look like, read exactly from the
   question's words (`selection.question`): one number or a list, one row per group, the top rows, distinct
   values; and an instruction to read only the tables the answer needs.
+- ``focused``: the same schema and question, then the tables and columns earlier drafts read and the keys that
+  join them (SSEV's PostSQL linking, told as a hint under the shared prefix instead of a pruned schema that shares
+  none), and an instruction to write the simplest query over them.
 """
 
 from __future__ import annotations
 
+from groundsql.catalog.schema import Schema
 from groundsql.context import Context
 from groundsql.generation.direct import MAX_SQL_TOKENS, generate_sql, to_engine
 from groundsql.knowledge.grounding import written_dialect
+from groundsql.linking.subset import SchemaSubset
 from groundsql.prompts import dialect_name, evidence_block, render
 from groundsql.selection.question import QuestionShape, read_question
 from groundsql.sql.extract import extract_sql
 
-FRAMINGS = ("direct", "shaped")
+FRAMINGS = ("direct", "shaped", "focused")
 
 
 def shape_facts(shape: QuestionShape) -> str:
@@ -46,20 +51,48 @@ def shape_facts(shape: QuestionShape) -> str:
     return "; ".join(facts) + "."
 
 
+def focus_text(schema: Schema, subset: SchemaSubset) -> str:
+    """The linked tables with their linked columns, then the declared keys that join them, in one line:
+    `singer (name, age); concert (year); joined on concert.stadium_id = stadium.stadium_id.`"""
+    parts, names = [], []
+    for linked in subset.tables.values():
+        table = schema.table(linked.name)
+        if table is None:
+            continue
+        names.append(table.name)
+        columns = [c.name for c in table.columns if subset.has(table.name, c.name)]
+        parts.append(f"{table.name} ({', '.join(columns)})" if columns else table.name)
+    joins = []
+    kept = {n.lower() for n in names}
+    for name in names:
+        for fk in schema.table(name).foreign_keys:
+            if fk.ref_table.lower() in kept and len(fk.columns) == len(fk.ref_columns):
+                joins += [f"{name}.{c} = {fk.ref_table}.{r}" for c, r in zip(fk.columns, fk.ref_columns)]
+    text = "; ".join(parts)
+    if joins:
+        text += "; joined on " + ", ".join(joins)
+    return text + "."
+
+
 def generate_framed(ctx: Context, schema_text: str, framing: str, *, step: str | None = None,
-                    temperature: float = 0.0) -> str:
-    """One query from the generator under `framing` ('' when its reply holds none)."""
+                    temperature: float = 0.0, focus: SchemaSubset | None = None) -> str:
+    """One query from the generator under `framing` ('' when its reply holds none); `focused` needs `focus`."""
     if framing == "direct":
         return generate_sql(ctx, schema_text, step=step or "generate", temperature=temperature)[0]
-    if framing != "shaped":
+    if framing not in FRAMINGS:
         raise ValueError(f"unknown framing {framing!r}; choose one of {', '.join(FRAMINGS)}")
     written = written_dialect(ctx)
     dialect = dialect_name(written)
-    messages = [
-        {"role": "system", "content": render("sql_system", dialect=dialect)},
-        {"role": "user", "content": render(
-            "generate_sql_shaped", dialect=dialect, schema=schema_text, evidence_block=evidence_block(ctx.evidence),
-            hints_block="", question=ctx.question, shape_facts=shape_facts(read_question(ctx.question)))},
-    ]
-    completion = ctx.chat(step or "generate:shaped", messages, temperature=temperature, max_tokens=MAX_SQL_TOKENS)
+    common = {"dialect": dialect, "schema": schema_text, "evidence_block": evidence_block(ctx.evidence),
+              "hints_block": "", "question": ctx.question}
+    if framing == "shaped":
+        user = render("generate_sql_shaped", **common, shape_facts=shape_facts(read_question(ctx.question)))
+    else:
+        if focus is None or not focus.tables:
+            raise ValueError("the focused framing needs the linked tables (focus)")
+        user = render("generate_sql_focused", **common, focus=focus_text(ctx.schema, focus))
+    messages = [{"role": "system", "content": render("sql_system", dialect=dialect)},
+                {"role": "user", "content": user}]
+    completion = ctx.chat(step or f"generate:{framing}", messages, temperature=temperature,
+                          max_tokens=MAX_SQL_TOKENS)
     return to_engine(ctx, extract_sql(completion.text, written))

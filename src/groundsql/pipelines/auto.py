@@ -11,10 +11,12 @@
    so they stop at one call (`second_when=always`: the second framing on every question).
 3. Exact findings on both (question-shape and sanity checks, `selection.shape`, `selection.checks`).
 4. **Stop** when the two return the same rows and no check objects: two calls.
-5. Else **escalate**, reusing both candidates: a PostSQL candidate on the schema the drafts used (SSEV's second
-   round), a model repair told the exact findings, a sample; after each, stop as soon as two candidates of
-   different framings agree and lead the vote. (`escalation=ssev` runs the whole `ssev` preset instead, the
-   earlier behaviour, kept as a measured switch.)
+5. Else **escalate**, reusing both candidates (`escalation_steps`, in order): a *focused* framing that names the
+   tables and columns the drafts read and the keys joining them under the shared prefix (SSEV's PostSQL linking
+   as a hint: the embedded model reads only the last lines), a model repair told the exact findings, a sample;
+   after each, stop as soon as two candidates of different framings agree and lead the vote. `postsql` is the
+   paper's PostSQL on the pruned schema (a prompt that shares no prefix: about 300 more tokens read), kept as a
+   step to choose; `escalation=ssev` runs the whole `ssev` preset instead, the earlier behaviour.
 6. The confidence comes from the signals (`selection.calibration`); below `abstain_below` (0.7: on databases the
    fit never saw, answers scored 0.65–0.8 were right about half the time) the answer is flagged (with `clarify`,
    a clarifying question comes back instead of a guess).
@@ -47,8 +49,9 @@ from groundsql.selection.outcome import build_answer
 from groundsql.selection.shape import SHAPE_CHECKS
 
 SAMPLE_TEMPERATURE = 0.7
-#: The escalation's extra candidates, in the order they are tried.
-ESCALATION_STEPS = ("postsql", "findings", "sample")
+EscalationStep = Literal["focused", "postsql", "findings", "sample"]
+#: The escalation's extra candidates by default, in the order they are tried.
+ESCALATION_STEPS: tuple[EscalationStep, ...] = ("focused", "findings", "sample")
 
 
 class AutoOptions(SsevOptions):
@@ -72,6 +75,10 @@ class AutoOptions(SsevOptions):
     escalation: Literal["candidates", "ssev"] = Field(
         "candidates", description="candidates: add diverse candidates to the cheap ones and stop at agreement; "
                                   "ssev: run the whole ssev preset (the earlier behaviour)")
+    escalation_steps: tuple[EscalationStep, ...] = Field(
+        ESCALATION_STEPS, description="the extra candidates escalation tries, in order: focused (the drafts' tables "
+                                      "as a hint under the shared prompt), postsql (SSEV's PostSQL on the pruned "
+                                      "schema), findings (a repair told the exact findings), sample")
     max_candidates: int = Field(5, ge=2, le=12, description="most candidates in all, cheap ones included")
     max_calls: int | None = Field(None, ge=1, description="no escalation once this many model calls are spent")
     max_tokens: int | None = Field(None, ge=1, description="no escalation once this many tokens are spent")
@@ -193,7 +200,7 @@ def _escalated(ctx: Context, candidates: list[Candidate], findings: dict[int, li
     the budget run out; the leading group's best-ranked member is the answer."""
     ctx.trace.note("auto", stage="escalate", to="candidates")
     candidates = list(candidates)
-    for step in ESCALATION_STEPS:
+    for step in options.escalation_steps:
         if len(candidates) >= options.max_candidates or _settled(candidates, findings) is not None:
             break
         if not _may_escalate(ctx, options):
@@ -210,8 +217,8 @@ def _escalated(ctx: Context, candidates: list[Candidate], findings: dict[int, li
     chosen = max(leader, key=lambda c: _rank(c, findings[id(c)]))
     working = [c for c in candidates if c.ok]
     support = len(leader) / max(len(working), 1) if chosen.ok else 0.0
-    sources = {c.source for c in leader}
-    signals = signals_for(chosen, findings=len(findings[id(chosen)]), agree=len(sources) >= 2,
+    framings = {_framing(c) for c in leader}
+    signals = signals_for(chosen, findings=len(findings[id(chosen)]), agree=len(framings) >= 2,
                           support=support, candidates=len(candidates), dialect=ctx.db.dialect,
                           question=ctx.question)
     score = confidence(signals)
@@ -223,11 +230,14 @@ def _escalated(ctx: Context, candidates: list[Candidate], findings: dict[int, li
 
 def _extra_candidate(ctx: Context, step: str, candidates: list[Candidate], findings: dict[int, list[Finding]],
                      schema_text: str, options: AutoOptions) -> Candidate | None:
-    if step == "postsql":
+    if step in ("focused", "postsql"):
         subset = subset_from_drafts(ctx.schema, [c.sql for c in candidates if c.sql], ctx.db.dialect,
                                     linker="presql-sql")
         if not subset.tables:
             return None
+        if step == "focused":
+            sql = generate_framed(ctx, schema_text, "focused", focus=subset)
+            return _polish(ctx, execute_candidate(ctx, sql, source="focused"), options)
         sql = two_round_sql(ctx, render_subset(ctx, subset), step="postsql", pruned=True, fewshot=options)[0]
         return _polish(ctx, execute_candidate(ctx, sql, source="postsql"), options)
     if step == "findings":
@@ -242,6 +252,12 @@ def _extra_candidate(ctx: Context, step: str, candidates: list[Candidate], findi
         return _polish(ctx, revised, options)
     sql = generate_sql(ctx, schema_text, step="generate:sample", temperature=SAMPLE_TEMPERATURE)[0]
     return _polish(ctx, execute_candidate(ctx, sql, source="sample"), options)
+
+
+def _framing(candidate: Candidate) -> str:
+    """The prompt a candidate came from: a sample is a resample of the direct prompt, so its agreement with the
+    direct candidate is no evidence of independence."""
+    return "direct" if candidate.source == "sample" else candidate.source
 
 
 def _weight(candidate: Candidate, findings: list[Finding]) -> float:
@@ -268,7 +284,7 @@ def _settled(candidates: list[Candidate], findings: dict[int, list[Finding]]) ->
     groups = _groups(candidates, findings)
     leader = groups[0]
     clean = [c for c in leader if c.ok and c.result.row_count and not findings[id(c)]]
-    if len({c.source for c in clean}) < 2:
+    if len({_framing(c) for c in clean}) < 2:
         return None
     lead = sum(_weight(c, findings[id(c)]) for c in leader)
     runner_up = sum(_weight(c, findings[id(c)]) for c in groups[1]) if len(groups) > 1 else 0.0

@@ -40,20 +40,62 @@ PY
 
 step() { echo "==> [${SECONDS}s] $*"; }
 
+# The fast build: only the libraries groundsql loads (libllama and ggml), compiled from the llama.cpp sources in
+# the llama-cpp-python sdist with cmake, then the Python package built without its own compile
+# (LLAMA_BUILD=OFF) and the libraries put into its wheel (scripts/llama_wheel.py). The package's own build also
+# compiles llama.cpp's llama-common tool library, which it forces on: more than half of the compile.
+fast_runtime_wheel() {
+  local work status=0
+  work=$(mktemp -d)
+  build_libllama_wheel "$1" "$work" || status=$?
+  rm -rf "$work"
+  return "$status"
+}
+
+build_libllama_wheel() {
+  local out="$1" work="$2"
+  if ! command -v cmake >/dev/null 2>&1 && [ ! -x .venv/bin/cmake ]; then
+    .venv/bin/python -m pip install --quiet cmake ninja || return 1
+  fi
+  local cmake_bin generator=()
+  cmake_bin=$(command -v cmake || echo .venv/bin/cmake)
+  if command -v ninja >/dev/null 2>&1 || [ -x .venv/bin/ninja ]; then generator=(-G Ninja); fi
+  PATH="$PWD/.venv/bin:$PATH" .venv/bin/python -m pip download --quiet --no-deps --no-binary :all: \
+    "llama-cpp-python==$LLAMA_VERSION" -d "$work" || return 1
+  tar xzf "$work/llama_cpp_python-$LLAMA_VERSION.tar.gz" -C "$work" || return 1
+  local src="$work/llama_cpp_python-$LLAMA_VERSION"
+  # shellcheck disable=SC2086
+  PATH="$PWD/.venv/bin:$PATH" "$cmake_bin" -S "$src/vendor/llama.cpp" -B "$work/build" "${generator[@]}" \
+    -DCMAKE_BUILD_TYPE=Release -DBUILD_SHARED_LIBS=ON -DLLAMA_BUILD_COMMON=OFF -DLLAMA_BUILD_TESTS=OFF \
+    -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_TOOLS=OFF -DLLAMA_BUILD_SERVER=OFF -DLLAMA_CURL=OFF \
+    -DCMAKE_INSTALL_RPATH='$ORIGIN' -DCMAKE_BUILD_WITH_INSTALL_RPATH=ON $LLAMA_CMAKE_ARGS \
+    > "$work/cmake.log" 2>&1 || { tail -n 20 "$work/cmake.log"; return 1; }
+  PATH="$PWD/.venv/bin:$PATH" "$cmake_bin" --build "$work/build" -j "$(nproc)" --target llama \
+    >> "$work/cmake.log" 2>&1 || { tail -n 20 "$work/cmake.log"; return 1; }
+  CMAKE_ARGS="-DLLAMA_BUILD=OFF -DLLAVA_BUILD=OFF" .venv/bin/python -m pip wheel --quiet --no-deps --no-cache-dir \
+    "$src" -w "$work/wheel" || return 1
+  .venv/bin/python scripts/llama_wheel.py "$work"/wheel/llama_cpp_python-"$LLAMA_VERSION"-*.whl "$work/build/bin" \
+    || return 1
+  mv "$work"/wheel/llama_cpp_python-"$LLAMA_VERSION"-*.whl "$out"/
+}
+
 if [[ "$EXTRAS" == *local* ]]; then
   flags_id=$(printf '%s %s' "$LLAMA_VERSION" "$LLAMA_CMAKE_ARGS" | sha256sum | cut -c1-12)
   wheel_dir="${GROUNDSQL_WHEEL_CACHE:-$HOME/.cache/groundsql/wheels}/$flags_id"
   if ! ls "$wheel_dir"/llama_cpp_python-"$LLAMA_VERSION"-*.whl >/dev/null 2>&1; then
     requirements=$(mktemp)
     other_requirements > "$requirements"
-    step "installing the other dependencies in the background while llama-cpp-python compiles"
+    step "installing the other dependencies in the background while llama.cpp compiles"
     .venv/bin/python -m pip install --quiet -r "$requirements" > "$requirements.log" 2>&1 &
     deps_pid=$!
-    step "building llama-cpp-python $LLAMA_VERSION from source (about 5 minutes on 2 cores, once per machine)"
-    echo "    flags: $LLAMA_CMAKE_ARGS"
     mkdir -p "$wheel_dir"
-    CMAKE_ARGS="$LLAMA_CMAKE_ARGS" .venv/bin/python -m pip wheel --quiet --no-deps --no-cache-dir \
-      "llama-cpp-python==$LLAMA_VERSION" -w "$wheel_dir"
+    step "building llama.cpp $LLAMA_VERSION's libllama from source (about 2 minutes on 2 cores, once per machine)"
+    echo "    flags: $LLAMA_CMAKE_ARGS"
+    if ! fast_runtime_wheel "$wheel_dir"; then
+      step "the libllama-only build failed; building the whole llama-cpp-python package instead (about 5 minutes)"
+      CMAKE_ARGS="$LLAMA_CMAKE_ARGS" .venv/bin/python -m pip wheel --quiet --no-deps --no-cache-dir \
+        "llama-cpp-python==$LLAMA_VERSION" -w "$wheel_dir"
+    fi
     step "compiled; waiting for the background install"
     if ! wait "$deps_pid"; then
       echo "    the background install failed (retried below):"; tail -n 5 "$requirements.log"

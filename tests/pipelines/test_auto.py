@@ -48,7 +48,7 @@ def test_disagreement_adds_diverse_candidates_until_two_framings_agree(music_db:
     assert "escalated" in answer.stages
     first, focused = (model.calls[i]["messages"][-1]["content"] for i in (0, 2))
     assert focused.startswith(first[:first.index("Question:")])  # the prefix cache serves all but the tail
-    assert "The tables this answer most likely needs: singer (country)." in focused
+    assert "Tables it most likely needs: singer (country)." in focused
 
 
 @pytest.mark.integration
@@ -59,6 +59,17 @@ def test_the_papers_postsql_on_the_pruned_schema_stays_a_step_to_choose(music_db
     assert "escalate:postsql" in [n["stage"] for n in auto_notes(answer)]
     assert {c.source for c in answer.candidates} == {"direct", "shaped", "postsql"}
     assert answer.result.rows == [(2,)]
+
+
+@pytest.mark.integration
+def test_a_sample_agreeing_with_the_direct_candidate_is_not_independent_agreement(music_db: Path) -> None:
+    model = ScriptedModel([COUNT_FRANCE, COUNT_ALL, COUNT_FRANCE])
+    answer = ask("How many singers are from France?", str(music_db), model=model, preset="auto",
+                 options={"escalation_steps": ["sample"]})
+    escalated = next(n for n in auto_notes(answer) if n["stage"] == "escalated")
+    assert [c.source for c in answer.candidates] == ["direct", "shaped", "sample"] and len(model.calls) == 3
+    assert escalated["agree"] is False and answer.result.rows == [(2,)]  # the vote still picks the pair
+    assert answer.confidence < 0.7 and any("low confidence" in n for n in answer.notes)
 
 
 @pytest.mark.unit

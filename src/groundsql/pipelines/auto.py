@@ -13,10 +13,12 @@
 4. **Stop** when the two return the same rows and no check objects: two calls.
 5. Else **escalate**, reusing both candidates (`escalation_steps`, in order): a *focused* framing that names the
    tables and columns the drafts read and the keys joining them under the shared prefix (SSEV's PostSQL linking
-   as a hint: the embedded model reads only the last lines), a model repair told the exact findings, a sample;
-   after each, stop as soon as two candidates of different framings agree and lead the vote. `postsql` is the
-   paper's PostSQL on the pruned schema (a prompt that shares no prefix: about 300 more tokens read), kept as a
-   step to choose; `escalation=ssev` runs the whole `ssev` preset instead, the earlier behaviour.
+   as a hint: the embedded model reads only the last lines), then a model repair told the exact findings; after
+   each, stop as soon as two candidates of different framings agree and lead the vote. The vote puts groups with
+   a clean member (rows, no finding) before groups every member of which an exact check objects to. `postsql`
+   (the paper's PostSQL on the pruned schema, a prompt that shares no prefix: about 300 more tokens read) and
+   `sample` (a resample of the first prompt; it counts as the direct framing) are steps to choose;
+   `escalation=ssev` runs the whole `ssev` preset instead, the earlier behaviour.
 6. The confidence comes from the signals (`selection.calibration`); below `abstain_below` (0.7: on databases the
    fit never saw, answers scored 0.65–0.8 were right about half the time) the answer is flagged (with `clarify`,
    a clarifying question comes back instead of a guess).
@@ -51,7 +53,7 @@ from groundsql.selection.shape import SHAPE_CHECKS
 SAMPLE_TEMPERATURE = 0.7
 EscalationStep = Literal["focused", "postsql", "findings", "sample"]
 #: The escalation's extra candidates by default, in the order they are tried.
-ESCALATION_STEPS: tuple[EscalationStep, ...] = ("focused", "findings", "sample")
+ESCALATION_STEPS: tuple[EscalationStep, ...] = ("focused", "findings")
 
 
 class AutoOptions(SsevOptions):
@@ -267,14 +269,20 @@ def _weight(candidate: Candidate, findings: list[Finding]) -> float:
     return weight * (0.5 if findings else 1.0)
 
 
+def _clean(candidate: Candidate, findings: list[Finding]) -> bool:
+    return bool(candidate.ok and candidate.result.row_count and not findings)
+
+
 def _groups(candidates: list[Candidate], findings: dict[int, list[Finding]]) -> list[list[Candidate]]:
-    """Candidates grouped by their rows (failures alone), heaviest group first; ties keep the earlier group."""
+    """Candidates grouped by their rows (failures alone): groups with a clean member (rows, no finding) before
+    groups whose every member an exact check objects to, then the heaviest first; ties keep the earlier group."""
     groups: dict[tuple, list[Candidate]] = {}
     for index, candidate in enumerate(candidates):
         key = ("rows", result_key(candidate.result)) if candidate.ok else ("failed", index)
         groups.setdefault(key, []).append(candidate)
     ordered = list(groups.values())
-    ordered.sort(key=lambda g: -sum(_weight(c, findings[id(c)]) for c in g))
+    ordered.sort(key=lambda g: (not any(_clean(c, findings[id(c)]) for c in g),
+                                -sum(_weight(c, findings[id(c)]) for c in g)))
     return ordered
 
 
@@ -283,7 +291,7 @@ def _settled(candidates: list[Candidate], findings: dict[int, list[Finding]]) ->
     them has a finding."""
     groups = _groups(candidates, findings)
     leader = groups[0]
-    clean = [c for c in leader if c.ok and c.result.row_count and not findings[id(c)]]
+    clean = [c for c in leader if _clean(c, findings[id(c)])]
     if len({_framing(c) for c in clean}) < 2:
         return None
     lead = sum(_weight(c, findings[id(c)]) for c in leader)

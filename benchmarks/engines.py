@@ -17,7 +17,7 @@ every run there with the same sample.
     python benchmarks/engines.py --replay-sqlite --preset baseline   # no model: the SQLite run's SQL, transpiled
 
 Each engine's losses against SQLite (right on SQLite, wrong on the engine) are classed: engine refusal, gold
-artifact (the same query, another answer), or the model wrote another query (`LOSS_CLASSES`).
+artifact (the same query, another answer), or another final query (`LOSS_CLASSES`).
 """
 
 from __future__ import annotations
@@ -74,8 +74,10 @@ LOSS_CLASSES = {
                       "subquery with several rows, a SQLite-only function",
     "gold artifact": "the model wrote the same query as on SQLite and it ran: the answers differ because the gold "
                      "or the data carries over differently (case-insensitive LIKE in the gold, stored spaces)",
-    "model wrote another query": "a different query (an invented or re-cased name, another reading of the "
-                                 "question) for a prompt that differs in its dialect line and names",
+    "another final query": "a different final query. With model_dialect=engine the prompt itself differs (its "
+                           "dialect line and names: an invented or re-cased name, another reading); with the "
+                           "default model_dialect=sqlite the prompts are identical, so a later step that saw the "
+                           "engine's rows or errors chose otherwise (a repair, a second framing, a vote)",
 }
 
 
@@ -350,13 +352,13 @@ def loss_table(table: dict[str, tuple[dict, list[dict]]]) -> list[str]:
 
 def loss_class(sqlite_record: dict, engine_record: dict, dialect: str) -> str:
     """The class of one loss: the engine refused the query, the same query ran with another answer (the gold's
-    or the data's difference), or the model wrote another query."""
+    or the data's difference), or another final query."""
     if engine_record.get("failure") == "execution_error" and error_class(engine_record.get("error")) not in (
             "unknown column", "unknown table"):
         return "engine refusal"
     if same_query(sqlite_record.get("sql") or "", "sqlite", engine_record.get("sql") or "", dialect):
         return "engine refusal" if engine_record.get("error") else "gold artifact"
-    return "model wrote another query"
+    return "another final query"
 
 
 def same_query(a: str, dialect_a: str, b: str, dialect_b: str) -> bool:

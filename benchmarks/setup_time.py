@@ -22,6 +22,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 STEP = re.compile(r"^==> \[(\d+)s\] (.*)$")  # setup.sh's own progress lines, not SQL
+NOTES_MARKER = "<!-- reading: written by hand, kept when the tables above are regenerated -->"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -36,7 +37,10 @@ def main(argv: list[str] | None = None) -> int:
     else:
         log, total = run_fresh()
     lines = report(log, total, args.label or ("fresh clone, empty wheel cache" if not args.log else ""))
-    args.out.write_text("\n".join(lines) + "\n")
+    notes = ""
+    if args.out.exists() and NOTES_MARKER in args.out.read_text():
+        notes = args.out.read_text().split(NOTES_MARKER, 1)[1]
+    args.out.write_text("\n".join(lines) + "\n\n" + NOTES_MARKER + notes)
     print("\n".join(lines))
     return 0
 

@@ -272,7 +272,7 @@ def _engines_benchmark():
      "gold artifact"),
     ({"sql": "SELECT b FROM t", "failure": "execution_error", "error": 'Binder Error: Table "t" does not have a '
                                                                        'column named "b"'},
-     "model wrote another query"),
+     "another final query"),
 ])
 def test_each_loss_against_sqlite_is_classed(engine_record: dict, expected: str) -> None:
     benchmark = _engines_benchmark()

@@ -54,6 +54,8 @@ def load(runs: list[Path]) -> list[dict]:
                 continue
             signals = {k: v for k, v in record["signals"].items() if k in names}
             signals |= query_signals(record.get("sql") or "", record["question"])
+            if "escalated" not in record["signals"]:  # runs recorded before the signal: read auto's path
+                signals["escalated"] = any(step.startswith("escalate") for step in record.get("auto_path") or [])
             signal = Signals(**signals)
             rows.append({"run": run.name.split("__")[0], "db": record["db_id"], "id": record["id"],
                          "correct": bool(record["correct"]), "recorded": record.get("confidence"),
@@ -79,13 +81,17 @@ def fit(x: np.ndarray, y: np.ndarray, ridge: float = RIDGE) -> np.ndarray:
 
 
 def predict(rows: list[dict], weights: dict[str, float]) -> list[float]:
+    """The confidence `selection.calibration.confidence` gives each row under `weights` (escalated answers capped)."""
+    from groundsql.selection.calibration import ESCALATED_CEILING
+
     out = []
     for row in rows:
         if not row["signals"].ran:
             out.append(0.0)
             continue
         score = weights["bias"] + sum(weights.get(k, 0.0) * v for k, v in row["features"].items())
-        out.append(round(float(1.0 / (1.0 + np.exp(-score))), 3))
+        probability = round(float(1.0 / (1.0 + np.exp(-score))), 3)
+        out.append(min(probability, ESCALATED_CEILING) if row["signals"].escalated else probability)
     return out
 
 

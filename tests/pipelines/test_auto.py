@@ -49,6 +49,7 @@ def test_disagreement_adds_diverse_candidates_until_two_framings_agree(music_db:
     first, focused = (model.calls[i]["messages"][-1]["content"] for i in (0, 2))
     assert focused.startswith(first[:first.index("Question:")])  # the prefix cache serves all but the tail
     assert "Tables it most likely needs: singer (country)." in focused
+    assert answer.confidence <= 0.79  # reached through escalation: never in the confident band
 
 
 @pytest.mark.integration

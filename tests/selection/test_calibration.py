@@ -39,6 +39,18 @@ def test_confidence_is_a_probability_that_orders_the_signals() -> None:
     assert empty < agreed and confidence(Signals(ran=False, rows=False, agree=True)) == 0.0
 
 
+@pytest.mark.unit
+def test_an_answer_reached_through_escalation_stays_below_the_confident_band() -> None:
+    from groundsql.selection.calibration import ESCALATED_CEILING
+
+    agreed = Signals(ran=True, rows=True, agree=True, support=1.0, candidates=4)
+    assert confidence(agreed) >= 0.8  # the same signals without escalation are confident
+    escalated = Signals(ran=True, rows=True, agree=True, support=1.0, candidates=4, escalated=True)
+    assert confidence(escalated) == ESCALATED_CEILING < 0.8
+    weak = Signals(ran=True, rows=False, agree=False, findings=2, escalated=True)
+    assert confidence(weak) == confidence(Signals(ran=True, rows=False, agree=False, findings=2))  # below: as is
+
+
 @pytest.mark.integration
 def test_the_fit_script_refits_the_weights_from_recorded_answers(tmp_path: Path) -> None:
     """Records of two databases, right where the answers agree and wrong where they do not: the fit learns that

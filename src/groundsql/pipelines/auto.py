@@ -222,7 +222,7 @@ def _escalated(ctx: Context, candidates: list[Candidate], findings: dict[int, li
     framings = {_framing(c) for c in leader}
     signals = signals_for(chosen, findings=len(findings[id(chosen)]), agree=len(framings) >= 2,
                           support=support, candidates=len(candidates), dialect=ctx.db.dialect,
-                          question=ctx.question)
+                          question=ctx.question, escalated=True)
     score = confidence(signals)
     ctx.trace.note("auto", stage="escalated", confidence=score, **signals.to_dict())
     answer = build_answer(ctx, chosen, candidates, confidence=score, options=_unflagged(options),

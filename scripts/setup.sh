@@ -68,7 +68,8 @@ build_libllama_wheel() {
   local cmake_bin generator=()
   cmake_bin=$(command -v cmake || echo .venv/bin/cmake)
   if command -v ninja >/dev/null 2>&1 || [ -x .venv/bin/ninja ]; then generator=(-G Ninja); fi
-  PATH="$PWD/.venv/bin:$PATH" .venv/bin/python -m pip download --quiet --no-deps --no-binary :all: \
+  # --no-binary names the package alone: ':all:' would also build pip's build dependencies from source (minutes).
+  PATH="$PWD/.venv/bin:$PATH" .venv/bin/python -m pip download --quiet --no-deps --no-binary llama-cpp-python \
     "llama-cpp-python==$LLAMA_VERSION" -d "$work" || return 1
   tar xzf "$work/llama_cpp_python-$LLAMA_VERSION.tar.gz" -C "$work" || return 1
   local src="$work/llama_cpp_python-$LLAMA_VERSION"

@@ -66,8 +66,13 @@ def load(folder: Path) -> list[dict[str, Any]]:
 
 
 def commit_of(folder: Path, fallback: str = "?") -> str:
+    """The commit a run ran at: run.json's, else the `# code: …` line accuracy.py writes into command.txt."""
     config = json.loads((folder / "run.json").read_text()) if (folder / "run.json").exists() else {}
-    return str(config.get("commit") or config.get("code") or fallback)[:10]
+    commit = config.get("commit") or config.get("code")
+    if not commit and (folder / "command.txt").exists():
+        lines = (folder / "command.txt").read_text().splitlines()
+        commit = next((ln.split(":", 1)[1].strip() for ln in lines if ln.startswith("# code:")), None)
+    return str(commit or fallback)[:10]
 
 
 def evaluated(record: dict[str, Any]) -> int:

@@ -81,18 +81,10 @@ def fit(x: np.ndarray, y: np.ndarray, ridge: float = RIDGE) -> np.ndarray:
 
 
 def predict(rows: list[dict], weights: dict[str, float]) -> list[float]:
-    """The confidence `selection.calibration.confidence` gives each row under `weights` (escalated answers capped)."""
-    from groundsql.selection.calibration import ESCALATED_CEILING
+    """The confidence `selection.calibration.confidence` gives each row under `weights`."""
+    from groundsql.selection.calibration import confidence
 
-    out = []
-    for row in rows:
-        if not row["signals"].ran:
-            out.append(0.0)
-            continue
-        score = weights["bias"] + sum(weights.get(k, 0.0) * v for k, v in row["features"].items())
-        probability = round(float(1.0 / (1.0 + np.exp(-score))), 3)
-        out.append(min(probability, ESCALATED_CEILING) if row["signals"].escalated else probability)
-    return out
+    return [confidence(row["signals"], weights) for row in rows]
 
 
 def matrix(rows: list[dict], names: list[str]) -> tuple[np.ndarray, np.ndarray]:

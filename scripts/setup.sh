@@ -24,7 +24,7 @@ if [ ! -x .venv/bin/python ]; then
   echo "==> [${SECONDS}s] creating .venv"
   "$PYTHON" -m venv .venv
 fi
-# A set-up already done for these extras and this pyproject.toml is not redone (pip's checks take ~15 s):
+# A set-up already done for these extras and this pyproject.toml is not redone (pip's checks take ~7 s):
 # the stamp holds what it was done for; remove .venv/.groundsql-setup to force it.
 stamp_value=$(cat pyproject.toml scripts/setup.sh | sha256sum | cut -c1-16)" $EXTRAS ${GROUNDSQL_LLAMA_CMAKE_ARGS:-}"
 if [ "$(cat .venv/.groundsql-setup 2>/dev/null)" = "$stamp_value" ]; then
@@ -61,26 +61,25 @@ fast_runtime_wheel() {
 }
 
 build_libllama_wheel() {
-  local out="$1" work="$2"
-  if ! command -v cmake >/dev/null 2>&1 && [ ! -x .venv/bin/cmake ]; then
+  local out="$1" work="$2" generator=()
+  local PATH="$PWD/.venv/bin:$PATH"  # cmake and ninja from the package index when the machine has none
+  if ! command -v cmake >/dev/null 2>&1; then
     .venv/bin/python -m pip install --quiet cmake ninja || return 1
   fi
-  local cmake_bin generator=()
-  cmake_bin=$(command -v cmake || echo .venv/bin/cmake)
-  if command -v ninja >/dev/null 2>&1 || [ -x .venv/bin/ninja ]; then generator=(-G Ninja); fi
+  if command -v ninja >/dev/null 2>&1; then generator=(-G Ninja); fi
   # --no-binary names the package alone: ':all:' would also build pip's build dependencies from source (minutes).
-  PATH="$PWD/.venv/bin:$PATH" .venv/bin/python -m pip download --quiet --no-deps --no-binary llama-cpp-python \
+  .venv/bin/python -m pip download --quiet --no-deps --no-binary llama-cpp-python \
     "llama-cpp-python==$LLAMA_VERSION" -d "$work" || return 1
   tar xzf "$work/llama_cpp_python-$LLAMA_VERSION.tar.gz" -C "$work" || return 1
   local src="$work/llama_cpp_python-$LLAMA_VERSION"
   # shellcheck disable=SC2086
-  PATH="$PWD/.venv/bin:$PATH" "$cmake_bin" -S "$src/vendor/llama.cpp" -B "$work/build" "${generator[@]}" \
+  cmake -S "$src/vendor/llama.cpp" -B "$work/build" "${generator[@]}" \
     -DCMAKE_BUILD_TYPE=Release -DBUILD_SHARED_LIBS=ON -DLLAMA_BUILD_COMMON=OFF -DLLAMA_BUILD_TESTS=OFF \
     -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_TOOLS=OFF -DLLAMA_BUILD_SERVER=OFF -DLLAMA_CURL=OFF \
     -DCMAKE_INSTALL_RPATH='$ORIGIN' -DCMAKE_BUILD_WITH_INSTALL_RPATH=ON $LLAMA_CMAKE_ARGS \
     > "$work/cmake.log" 2>&1 || { tail -n 20 "$work/cmake.log"; return 1; }
-  PATH="$PWD/.venv/bin:$PATH" "$cmake_bin" --build "$work/build" -j "$(nproc)" --target llama \
-    >> "$work/cmake.log" 2>&1 || { tail -n 20 "$work/cmake.log"; return 1; }
+  cmake --build "$work/build" -j "$(nproc)" --target llama >> "$work/cmake.log" 2>&1 \
+    || { tail -n 20 "$work/cmake.log"; return 1; }
   CMAKE_ARGS="-DLLAMA_BUILD=OFF -DLLAVA_BUILD=OFF" .venv/bin/python -m pip wheel --quiet --no-deps --no-cache-dir \
     "$src" -w "$work/wheel" || return 1
   .venv/bin/python scripts/llama_wheel.py "$work"/wheel/llama_cpp_python-"$LLAMA_VERSION"-*.whl "$work/build/bin" \

@@ -54,20 +54,16 @@ def shape_facts(shape: QuestionShape) -> str:
 def focus_text(schema: Schema, subset: SchemaSubset) -> str:
     """The linked tables with their linked columns, then the declared keys that join them, in one line:
     `singer (name, age); concert (year); joined on concert.stadium_id = stadium.stadium_id.`"""
-    parts, names = [], []
-    for linked in subset.tables.values():
-        table = schema.table(linked.name)
-        if table is None:
-            continue
-        names.append(table.name)
+    tables = [t for t in (schema.table(linked.name) for linked in subset.tables.values()) if t is not None]
+    parts = []
+    for table in tables:
         columns = [c.name for c in table.columns if subset.has(table.name, c.name)]
         parts.append(f"{table.name} ({', '.join(columns)})" if columns else table.name)
-    joins = []
-    kept = {n.lower() for n in names}
-    for name in names:
-        for fk in schema.table(name).foreign_keys:
-            if fk.ref_table.lower() in kept and len(fk.columns) == len(fk.ref_columns):
-                joins += [f"{name}.{c} = {fk.ref_table}.{r}" for c, r in zip(fk.columns, fk.ref_columns)]
+    kept = {t.name.lower() for t in tables}
+    joins = [f"{table.name}.{c} = {fk.ref_table}.{r}"
+             for table in tables for fk in table.foreign_keys
+             if fk.ref_table.lower() in kept and len(fk.columns) == len(fk.ref_columns)
+             for c, r in zip(fk.columns, fk.ref_columns)]
     text = "; ".join(parts)
     if joins:
         text += "; joined on " + ", ".join(joins)

@@ -4,8 +4,9 @@ Signals (`Signals`): the answer ran and returned rows; the exact findings on it 
 checks); agreement among *diverse* candidates (different framings or schema views, never resamples of one prompt);
 the share of candidates that agree with it; how complex the query is (joins, nested queries, set operations);
 whether it filters on string literals, and on ones the question does not say (a literal is where a small model
-most often picks the wrong value or column); whether the result is empty; whether an exact repair changed it; whether auto had to escalate (such an answer
-stays below 0.8, `ESCALATED_CEILING`). `confidence` is a logistic model of them whose weights
+most often picks the wrong value or column); whether the result is empty; whether an exact repair changed it;
+whether auto had to escalate (such an answer stays below 0.8, `ESCALATED_CEILING`). `confidence` is a logistic
+model of them whose weights
 (`calibration_weights.json`) are fitted on the open Spider split by `benchmarks/calibration_fit.py`, which also
 reports the fit's reliability on databases left out of it; held-out databases are what tell whether they
 generalise.
@@ -160,11 +161,12 @@ def weights() -> dict[str, float]:
     return json.loads(WEIGHTS_FILE.read_text())["weights"]
 
 
-def confidence(signals: Signals) -> float:
-    """The signals as one number in [0, 1]: the fitted probability that the answer is right."""
+def confidence(signals: Signals, fitted: dict[str, float] | None = None) -> float:
+    """The signals as one number in [0, 1]: the probability that the answer is right under the `fitted` weights
+    (default: `weights()`), an escalated answer capped at `ESCALATED_CEILING`."""
     if not signals.ran:
         return 0.0
-    fitted = weights()
+    fitted = weights() if fitted is None else fitted
     score = fitted["bias"] + sum(fitted.get(name, 0.0) * value for name, value in features(signals).items())
     probability = round(1.0 / (1.0 + math.exp(-score)), 3)
     return min(probability, ESCALATED_CEILING) if signals.escalated else probability

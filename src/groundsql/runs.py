@@ -16,6 +16,7 @@ import json
 import logging
 import math
 import os
+import random
 import shutil
 import sqlite3
 import threading
@@ -216,6 +217,24 @@ def state_dir() -> Path:
     return Path(os.environ.get("GROUNDSQL_STATE_DIR") or Path.home() / ".local" / "share" / "groundsql")
 
 
+def _use_write_ahead_log(conn: sqlite3.Connection, wait_s: float = 30.0) -> None:
+    """Put the store in write-ahead logging (a record costs no fsync of its own, and readers never wait for the
+    writer). Switching needs the file to itself, and SQLite answers "database is locked" at once, without its busy
+    timeout, while another connection opening the new store holds a lock: the switch is tried again until
+    `wait_s` has passed."""
+    deadline = time.monotonic() + wait_s
+    while True:
+        try:
+            if conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
+                conn.execute("PRAGMA journal_mode = WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            busy = getattr(exc, "sqlite_errorcode", None) in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
+            if not busy or time.monotonic() > deadline:
+                raise
+            time.sleep(random.uniform(0.005, 0.05))
+
+
 class RunStore:
     """The log of runs in `runs.sqlite` under the state directory, kept within `retention`.
 
@@ -243,9 +262,7 @@ class RunStore:
         processes opening a new store at once apply each migration exactly once (the others wait, then see it)."""
         conn = sqlite3.connect(self.path, timeout=30, isolation_level=None)
         try:
-            # write-ahead logging: a record costs no fsync of its own, and readers never wait for the writer
-            if conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
-                conn.execute("PRAGMA journal_mode = WAL")
+            _use_write_ahead_log(conn)
             if conn.execute("PRAGMA user_version").fetchone()[0] >= len(MIGRATIONS):
                 return
             conn.execute("BEGIN IMMEDIATE")

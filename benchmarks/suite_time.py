@@ -75,7 +75,7 @@ def report(runs: list[SuiteRun], label: str, commit: str) -> list[str]:
              "|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for run in runs:
         c = run.counts
-        lines.append(f"| {run.workers} | {run.wall_s / 60:.0f} min {run.wall_s % 60:.0f} s | {c['passed']} | "
+        lines.append(f"| {run.workers} | {int(run.wall_s // 60)} min {run.wall_s % 60:.0f} s | {c['passed']} | "
                      f"{c['failed']} | {c['errors']} | {c['skipped']} | {run.test_seconds:.0f} s | "
                      f"{run.test_seconds / run.wall_s:.2f} |")
     slowest = runs[-1]

@@ -78,10 +78,10 @@ def report(runs: list[SuiteRun], label: str, commit: str) -> list[str]:
         lines.append(f"| {run.workers} | {int(run.wall_s // 60)} min {run.wall_s % 60:.0f} s | {c['passed']} | "
                      f"{c['failed']} | {c['errors']} | {c['skipped']} | {run.test_seconds:.0f} s | "
                      f"{run.test_seconds / run.wall_s:.2f} |")
-    slowest = runs[-1]
-    lines += ["", f"Where the time goes ({slowest.workers} worker(s)): the ten files with the most test time "
+    last = runs[-1]
+    lines += ["", f"Where the time goes ({last.workers} worker(s)): the ten files with the most test time "
                   "(setup, call and teardown summed)", "", "| file | seconds |", "|---|---:|"]
-    lines += [f"| `{name}` | {seconds:.0f} |" for name, seconds in slowest.by_file.most_common(10)]
+    lines += [f"| `{name}` | {seconds:.0f} |" for name, seconds in last.by_file.most_common(10)]
     lines += ["", "Command: `python benchmarks/suite_time.py --workers " + ",".join(str(r.workers) for r in runs)
               + "`."]
     return lines

@@ -16,9 +16,9 @@ from groundsql.errors import ConfigError
 log = logging.getLogger("groundsql")
 
 #: Question files tried, in order, when a dataset directory is given.
-QUESTION_FILES = ("dev.json", "mini_dev_sqlite.json", "dev_sqlite.json", "questions.json")
+QUESTION_FILES = ("dev.json", "mini_dev_sqlite.json", "dev_sqlite.json", "questions.json", "train_spider.json")
 #: Where a database file may live under a dataset directory.
-DATABASE_DIRS = ("database", "dev_databases", "databases")
+DATABASE_DIRS = ("database", "dev_databases", "databases", ".")  # ".": <db>/<db>.sqlite beside the file
 
 
 @dataclass

@@ -498,6 +498,14 @@ class _Job:
         record["usage"] = ctx.trace.usage().to_dict()
         if ctx.trace.notes("tree_repair"):  # rules that rewrote a query (kept or not), for per-rule counts
             record["tree_repairs"] = [note["rule"] for note in ctx.trace.notes("tree_repair")]
+        shape_repairs = ctx.trace.notes("shape-repair")
+        if shape_repairs:  # exact rewrites kept, with the query before and after (per-check won / lost counts)
+            record["shape_repairs"] = [{"check": n["check"], "before": n["before"], "after": n["after"]}
+                                       for n in shape_repairs]
+        found = sorted({name for kind in ("shape", "sanity") for n in ctx.trace.notes(kind)
+                        for name in n.get("findings") or []})
+        if found:
+            record["findings"] = found
         paths = [n["path"] for n in ctx.trace.notes("agentnlq") if n.get("stage") == "outcome"]
         decisions = [n["stage"] for n in ctx.trace.notes("auto") if n.get("stage")]
         if decisions:  # auto: cheap, sanity-repair, escalate, no-escalation, abstain (its benchmark shares)

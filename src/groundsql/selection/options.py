@@ -25,7 +25,15 @@ def _specs(value: list[Any]) -> list[str]:
 ExpertList = Annotated[list[Any], BeforeValidator(_split), PlainSerializer(_specs)]
 
 
-class SelectionOptions(Options):
+class CheckOptions(Options):
+    """Which exact checks run on a candidate (every check, and the rewrite it proposes, can be switched off)."""
+
+    checks_off: Annotated[list[str], BeforeValidator(_split)] = Field(
+        [], description="exact checks (sanity or question-shape, by name; docs/checks.md) that do not run, "
+                        "comma-separated: their findings and rewrites are left out")
+
+
+class SelectionOptions(CheckOptions):
     """Mixed into the options of presets that vote."""
 
     experts: ExpertList = Field([], description="extra models voting as experts (weighted majority), "

@@ -41,6 +41,7 @@ from groundsql.catalog.schema import Schema
 from groundsql.context import Context
 from groundsql.selection.query_view import Finding, QueryView, inner_joins, prepare, short
 from groundsql.selection.question import QuestionShape, read_question, singular
+from groundsql.selection.shapes import anti_join, both_in, entity_key, join_edge, units, value_grounding
 from groundsql.sql.repairs.grouping import undetermined_columns
 
 log = logging.getLogger("groundsql")
@@ -66,8 +67,10 @@ def shape_findings(ctx: Context, candidate: Candidate, *, checks: tuple[str, ...
     query = prepare(ctx, candidate)
     if query is None:
         return []
+    from groundsql.selection.checks import switched_on
+
     findings: list[Finding] = []
-    for name in checks or SHAPE_CHECKS:
+    for name in switched_on(ctx, checks or SHAPE_CHECKS):
         try:
             findings.extend(SHAPE_FUNCTIONS[name](query))
         except (KeyError, ValueError, TypeError, AttributeError) as exc:  # a check that cannot read a query skips
@@ -728,6 +731,9 @@ SHAPE_FUNCTIONS: dict[str, Callable[[QueryView], list[Finding]]] = {
     "aggregate_asked": check_aggregate_asked, "comparison_asked": check_comparison_asked,
     "unread_table": check_unread_table, "ungrouped": check_ungrouped,
     "comparison_direction": check_comparison_direction,
+    # checks right by construction (join graph, keys, set semantics, stored values, units): one file each
+    anti_join.NAME: anti_join.check, join_edge.NAME: join_edge.check, value_grounding.NAME: value_grounding.check,
+    units.NAME: units.check, both_in.NAME: both_in.check, entity_key.NAME: entity_key.check,
 }
 #: Every shape check, in the order they run.
 SHAPE_CHECKS: tuple[str, ...] = tuple(SHAPE_FUNCTIONS)

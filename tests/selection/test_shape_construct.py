@@ -17,7 +17,8 @@ from groundsql.generation.refinement import execute_candidate
 from groundsql.generation.shape_repair import shape_repair
 from groundsql.models import ScriptedModel
 from groundsql.pipelines.auto import AutoOptions
-from groundsql.selection.shape import shape_findings
+from groundsql.selection.checks import CHECKS, sanity_check
+from groundsql.selection.shape import SHAPE_CHECKS, shape_findings
 
 pytestmark = pytest.mark.integration
 
@@ -171,5 +172,6 @@ def test_shape_repair_applies_the_rewrite_and_states_it(clinic, catalog) -> None
 def test_each_check_can_be_switched_off(clinic, catalog) -> None:
     sql = "SELECT o.name FROM owner AS o JOIN pet AS p ON o.owner_id = p.owner_id WHERE p.owner_id IS NULL"
     assert findings(clinic, catalog, "Which owners have no pets?", sql, checks_off=["anti_join"])[2] == []
+    ctx = context(clinic, catalog, "Which owners have no pets?", checks_off=["anti_joins"])
     with pytest.raises(ConfigError, match="unknown check"):
-        findings(clinic, catalog, "Which owners have no pets?", sql, checks_off=["anti_joins"])
+        sanity_check(ctx, execute_candidate(ctx, sql, source="test"), checks=CHECKS + SHAPE_CHECKS)

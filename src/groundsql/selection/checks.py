@@ -27,9 +27,7 @@ from sqlglot.errors import SqlglotError
 from groundsql.answer import Candidate
 from groundsql.catalog.schema import Table
 from groundsql.context import Context
-from groundsql.errors import ConfigError
 from groundsql.selection import shape
-from groundsql.selection.options import CheckOptions
 from groundsql.selection.query_view import (
     Finding,
     QueryView,
@@ -38,6 +36,7 @@ from groundsql.selection.query_view import (
     own_nodes,
     prepare,
 )
+from groundsql.selection.switches import switched_on
 
 log = logging.getLogger("groundsql")
 
@@ -66,7 +65,7 @@ def sanity_check(ctx: Context, candidate: Candidate, *, checks: tuple[str, ...] 
     if query is None:
         return []
     findings: list[Finding] = []
-    for name in switched_on(ctx, checks):
+    for name in switched_on(ctx, checks, known=tuple(CHECK_FUNCTIONS)):
         try:
             findings.extend(CHECK_FUNCTIONS[name](query))
         except (SqlglotError, KeyError, ValueError, TypeError) as exc:  # a check that cannot read a query skips it
@@ -74,17 +73,6 @@ def sanity_check(ctx: Context, candidate: Candidate, *, checks: tuple[str, ...] 
     if findings:
         ctx.trace.note("sanity", sql=candidate.sql, findings=[f.check for f in findings])
     return findings
-
-
-def switched_on(ctx: Context, names: tuple[str, ...]) -> tuple[str, ...]:
-    """`names` less the checks the run switched off (`checks_off`); an unknown name there is refused."""
-    off = ctx.settings(CheckOptions).checks_off
-    if not off:
-        return names
-    unknown = sorted(set(off) - set(CHECK_FUNCTIONS))
-    if unknown:
-        raise ConfigError(f"checks_off: unknown check {', '.join(unknown)}; known: {', '.join(CHECK_FUNCTIONS)}")
-    return tuple(n for n in names if n not in off)
 
 
 def findings_hint(findings: list[Finding]) -> str:

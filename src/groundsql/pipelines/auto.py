@@ -38,6 +38,7 @@ from groundsql.generation.framings import generate_framed
 from groundsql.generation.refinement import execute_candidate, refine, revise
 from groundsql.generation.schema_text import render_subset
 from groundsql.generation.shape_repair import shape_repair
+from groundsql.generation.structure_examples import StructureExampleOptions, structure_examples_block
 from groundsql.generation.tree_repair import TreeRepairOptions, tree_repair
 from groundsql.generation.two_round import two_round_sql
 from groundsql.linking.presql import subset_from_drafts
@@ -56,7 +57,7 @@ EscalationStep = Literal["focused", "postsql", "findings", "sample"]
 ESCALATION_STEPS: tuple[EscalationStep, ...] = ("focused", "findings")
 
 
-class AutoOptions(SsevOptions):
+class AutoOptions(SsevOptions, StructureExampleOptions):
     """Settings of `auto`; with `escalation=ssev` the `ssev` settings apply to the escalation."""
 
     sanity: bool = Field(True, description="run the sanity and question-shape checks on the candidates")
@@ -91,7 +92,8 @@ class AutoOptions(SsevOptions):
         options=AutoOptions)
 def auto(ctx: Context, options: AutoOptions) -> Answer:
     schema_text = schema_prompt_text(ctx)
-    drafted = execute_candidate(ctx, generate_sql(ctx, schema_text)[0], source="direct")
+    drafted = execute_candidate(ctx, generate_sql(ctx, schema_text, hints=structure_examples_block(ctx))[0],
+                                source="direct")
     if drafted.ok and drafted.result.row_count:
         ctx.provisional(drafted, stage="direct")  # rows to show while the checks and the second framing run
     first = _polish(ctx, drafted, options, schema_text=schema_text, rounds=options.refine_rounds)

@@ -274,6 +274,9 @@ def write_report(runs_dir: Path, out: Path, baseline: str | None) -> None:
                 lines.append(f"| {check} | {kept} | {effects[(check, 'made_right')]} | "
                              f"{effects[(check, 'made_wrong')]} | {effects[(check, 'same')]} |")
         lines.append("")
+    gold = out / "gold_checks.json"
+    if gold.is_file():
+        lines += _gold_section(json.loads(gold.read_text(encoding="utf-8")))
     out.mkdir(parents=True, exist_ok=True)
     notes = out / "report.md"
     kept = ""
@@ -284,6 +287,22 @@ def write_report(runs_dir: Path, out: Path, baseline: str | None) -> None:
     notes.write_text("\n".join(lines) + kept, encoding="utf-8")
     _plot(plot, out / "report.png")
     print(notes.read_text(encoding="utf-8"))
+
+
+def _gold_section(gold: dict[str, Any]) -> list[str]:
+    """The checks run on every gold query of the training databases (`gold`): right answers by definition."""
+    lines = ["## Every check on the right answers of the training databases", "",
+             f"`python benchmarks/generalization.py gold` at {gold['commit']}: {gold['gold_ran']} gold queries of "
+             f"{gold['questions']} training questions ran; each was checked as an answer would be. A finding here is a "
+             "false alarm (it sends `auto` to escalate), and a rewrite whose result differs from the gold's would turn "
+             "a right answer wrong if the repair kept it.", "",
+             "| check | findings (false alarms) | % of gold | rewrites that change the result | % of gold |",
+             "|---|---:|---:|---:|---:|"]
+    n = max(1, gold["gold_ran"])
+    for check in sorted(gold["fired"], key=lambda c: -gold["fired"][c]):
+        fired, changed = gold["fired"][check], gold["rewrite_changes_result"].get(check, 0)
+        lines.append(f"| {check} | {fired} | {100 * fired / n:.2f} | {changed} | {100 * changed / n:.2f} |")
+    return [*lines, ""]
 
 
 def _plot(plot: dict[str, dict[str, float]], path: Path) -> None:

@@ -53,8 +53,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workers", type=int, default=1, help="concurrent questions (API models)")
     parser.add_argument("--chinook", type=Path, default=DEFAULT_CHINOOK)
     parser.add_argument("--data-dir", type=Path, default=DEFAULT_DATA, help="where the demo database is generated")
-    parser.add_argument("--runs-dir", type=Path, default=REPO / "benchmarks" / "results" / "analytics_runs")
-    parser.add_argument("--results", type=Path, default=REPO / "benchmarks" / "results")
+    parser.add_argument("--runs-dir", type=Path, default=REPO / "benchmarks" / "results" / "analytics" / "runs")
+    parser.add_argument("--results", type=Path, default=REPO / "benchmarks" / "results" / "analytics")
     parser.add_argument("--report-only", action="store_true", help="only rewrite analytics.md from existing runs")
     args = parser.parse_args(argv)
     if not args.chinook.is_file():

@@ -11,8 +11,8 @@ reliability by confidence bin, the share of answers at ≥ 0.8 and how many of t
 that carry no flag (no warning and a confidence at or above auto's `abstain_below`) — beside the same figures for
 the confidence the run recorded. With `--write`, the weights fitted on all the records replace `calibration_weights.json`.
 
-    python benchmarks/calibration_fit.py --runs benchmarks/results/round3s3_runs/auto__...,.../refine__... \
-        [--write] [--out benchmarks/results/calibration.md]
+    python benchmarks/calibration_fit.py --runs benchmarks/results/auto/runs_4c24895/auto__...,.../refine__... \
+        [--write] [--out benchmarks/results/calibration/calibration.md]
 """
 
 from __future__ import annotations
@@ -199,7 +199,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", required=True, help="comma-separated evaluation run folders")
     parser.add_argument("--write", action="store_true", help="replace calibration_weights.json with the fit")
-    parser.add_argument("--out", type=Path, default=REPO / "benchmarks" / "results" / "calibration.md")
+    parser.add_argument("--out", type=Path, default=REPO / "benchmarks" / "results" / "calibration" / "calibration.md")
     args = parser.parse_args(argv)
     runs = [Path(r).resolve() for r in args.runs.split(",") if r]
     rows = load(runs)

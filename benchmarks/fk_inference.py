@@ -3,7 +3,7 @@
 Databases: the 14 open Spider dev databases plus Chinook and Northwind (../shared/data). Declared keys are
 read with the SQLAlchemy inspector; inference sees only the declared primary keys, names, types and values.
 
-    .venv/bin/python benchmarks/fk_inference.py [--out benchmarks/results/fk_inference.md]
+    .venv/bin/python benchmarks/fk_inference.py [--out benchmarks/results/fk_inference/fk_inference.md]
 """
 
 from __future__ import annotations

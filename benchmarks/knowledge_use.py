@@ -1,7 +1,7 @@
 """Knowledge-use check: 20 questions on the demo shop that need a business rule or a glossary entry.
 
     GROUNDSQL_THREADS=1 .venv/bin/python benchmarks/knowledge_use.py [--model local:qwen2.5-coder-1.5b]
-        [--preset baseline] [--conditions plain,catalog,knowledge] [--out benchmarks/results/knowledge_use.md]
+        [--preset baseline] [--conditions plain,catalog,knowledge] [--out benchmarks/results/knowledge_use/knowledge_use.md]
 
 The demo database (seed 7) and its knowledge folder (`groundsql demo-db`) are generated in a temporary folder laid
 out as a Spider dataset; the questions and their hand-checked gold SQL are in `knowledge_use/questions.json`.

@@ -1,6 +1,6 @@
 """Profiling speed: a generated 10-million-row DuckDB table, and all 14 open Spider databases.
 
-    .venv/bin/python benchmarks/profiling.py [--rows 10000000] [--out benchmarks/results/profiling.md]
+    .venv/bin/python benchmarks/profiling.py [--rows 10000000] [--out benchmarks/results/profiling/profiling.md]
 
 The DuckDB file is generated in a temporary folder (mixed column kinds: integer key, low-cardinality text,
 float metric, timestamp, ISO dates and epoch seconds hidden in text/integers, numeric text, booleans, JSON,

@@ -73,8 +73,8 @@ def main() -> int:
     parser.add_argument("--limit", type=int, default=None, help="only the first N questions of the suite")
     parser.add_argument("--work", type=Path, default=Path(os.environ.get("TMPDIR", "/tmp")) / "groundsql-user-suite",
                         help="where the demo database, its knowledge folder and the suite are made")
-    parser.add_argument("--runs-dir", type=Path, default=REPO / "benchmarks" / "results" / "user_suite_runs")
-    parser.add_argument("--out", type=Path, default=REPO / "benchmarks" / "results" / "user_suite.md")
+    parser.add_argument("--runs-dir", type=Path, default=REPO / "benchmarks" / "results" / "user_suite" / "runs")
+    parser.add_argument("--out", type=Path, default=REPO / "benchmarks" / "results" / "user_suite" / "user_suite.md")
     args = parser.parse_args()
     command = "python benchmarks/user_suite.py " + " ".join(shlex.quote(a) for a in sys.argv[1:])
     print(f"$ {command}\nmachine: {machine()}", flush=True)

@@ -119,9 +119,15 @@ def report(args: argparse.Namespace, auto: list[dict[str, Any]], others: dict[st
              f"Command: `python benchmarks/auto_report.py --runs-dir {args.runs_dir.relative_to(REPO)} --auto "
              f"{args.auto} --others {args.others}`; each run's own command is in its `command.txt`.", "",
              *HEADER]
+    from provenance import check_row_commits
+
+    headline = []
     for name, s in table.items():
         folder = args.runs_dir / (args.auto if name == "auto" else next(k for k in others if k.startswith(name)))
-        lines.append(row(f"{name} (`{commit_of(folder, args.commit)}`)", s))
+        commit = commit_of(folder, args.commit)
+        headline.append((row(f"{name} (`{commit}`)", s), None if commit == "?" else commit))
+    check_row_commits(headline)  # each row names its commit; refused if one ever does not
+    lines += [text for text, _ in headline]
     for name, records in partial.items():
         shared = {r["id"] for r in records} & ids
         lines += ["", f"On the {len(shared)} questions `{name.split('__')[0]}` answered (`--limit`):", "", *HEADER]

@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import json
 import shlex
-import subprocess
 import sys
 from dataclasses import fields
 from datetime import date
@@ -217,8 +216,9 @@ def main(argv: list[str] | None = None) -> int:
         groups[run] = {"recorded": summary(chosen, [rows[i]["recorded"] or 0.0 for i in index]),
                        "fitted (in sample)": summary(chosen, [in_sample[i] for i in index]),
                        "held out": summary(chosen, [out_of_db[i] for i in index])}
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
-                            cwd=REPO).stdout.strip()
+    from provenance import current_commit
+
+    commit = current_commit()  # the entry point's label, else HEAD (-dirty when tracked files differ)
     command = "python benchmarks/calibration_fit.py " + " ".join(shlex.quote(a) for a in (argv or sys.argv[1:]))
     notes = ""
     if args.out.exists() and NOTES_MARKER in args.out.read_text():

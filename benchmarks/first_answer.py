@@ -17,7 +17,6 @@ import json
 import os
 import platform
 import shlex
-import subprocess
 import sys
 import tempfile
 import time
@@ -80,8 +79,9 @@ def main(argv: list[str] | None = None) -> int:
                              "completion_tokens": usage.completion_tokens, "steps": steps,
                              "right": verdict.correct, "sql": answer.sql, "confidence": answer.confidence})
                 print(json.dumps(rows[-1]), flush=True)
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True,
-                            text=True).stdout.strip()
+    from provenance import current_commit
+
+    commit = current_commit()  # the entry point's label, else HEAD (-dirty when tracked files differ)
     given = argv if argv is not None else sys.argv[1:]
     command = "python benchmarks/first_answer.py " + " ".join(shlex.quote(a) for a in given)
     threads = os.environ.get("GROUNDSQL_THREADS", "")

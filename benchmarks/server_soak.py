@@ -186,6 +186,8 @@ def slope_per_minute(points: list[tuple[float, float]]) -> float:
 
 
 def git_commit() -> str:
+    if os.environ.get("GROUNDSQL_BENCH_COMMIT"):  # the label `python -m benchmarks` gave the run
+        return os.environ["GROUNDSQL_BENCH_COMMIT"]
     try:
         out = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=HERE, capture_output=True, text=True)
         dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=HERE,

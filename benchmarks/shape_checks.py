@@ -14,7 +14,6 @@ from __future__ import annotations
 import argparse
 import json
 import shlex
-import subprocess
 import sys
 import time
 from collections import Counter
@@ -118,8 +117,9 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     given = argv if argv is not None else sys.argv[1:]
     command = "python benchmarks/shape_checks.py " + " ".join(shlex.quote(a) for a in given)
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True,
-                            text=True).stdout.strip()
+    from provenance import current_commit
+
+    commit = current_commit()  # the entry point's label, else HEAD (-dirty when tracked files differ)
     catalogs: dict = {}
     results = {run: replay(run, args.dataset, catalogs) for run in args.runs.split(",")}
     text = render(results, command.strip(), commit)

@@ -38,9 +38,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--dataset", type=Path, default=DEFAULT_SPIDER)
     parser.add_argument("--results", type=Path, default=REPO / "benchmarks" / "results" / "apex_checks" / "apex_checks.md")
     args = parser.parse_args(argv)
-    command = "python benchmarks/apex_checks.py " + " ".join(shlex.quote(a) for a in (argv or sys.argv[1:]))
+    from provenance import current_commit
+
+    command = ("python benchmarks/apex_checks.py " + " ".join(shlex.quote(a) for a in (argv or sys.argv[1:]))).strip()
     print(f"$ {command}", flush=True)
-    sections = [f"# apex's exact steps on recorded answers\n\n`{command}` (no model call)\n"]
+    sections = [f"# apex's exact steps on recorded answers\n\n`{command}` (no model call; code at commit "
+                f"`{current_commit()}`)\n"]
     for run in args.runs:
         if not run.exists():
             print(f"missing run: {run}", file=sys.stderr)
@@ -55,6 +58,7 @@ def main(argv: list[str] | None = None) -> int:
         if base and base[0].exists():
             sections.append(simulate(run, base[0], args.dataset))
             print(sections[-1], flush=True)
+    args.results.parent.mkdir(parents=True, exist_ok=True)
     args.results.write_text("\n".join(sections), encoding="utf-8")
     return 0
 

@@ -152,3 +152,26 @@ def test_a_run_commit_is_read_from_its_command_file(tmp_path: Path) -> None:
     assert commit_of_run(tmp_path) == "874d69b"
     (tmp_path / "command.txt").write_text("python benchmarks/engines.py\n")
     assert commit_of_run(tmp_path) is None
+
+
+def test_the_engines_report_names_each_rows_commit_or_refuses(tmp_path: Path, monkeypatch) -> None:
+    """Runs of two commits in one engines table: refused while one records no commit, labelled once both do."""
+    import argparse
+    import importlib.util
+    import shutil
+
+    monkeypatch.syspath_prepend(str(REPO / "benchmarks"))  # the scripts import their siblings
+    spec = importlib.util.spec_from_file_location("engines_benchmark", REPO / "benchmarks" / "engines.py")
+    engines = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(engines)
+    name = "__auto_model_dialect-sqlite__local_qwen2.5-coder-1.5b__n150_seed2026"
+    runs = tmp_path / "runs"
+    shutil.copytree(RESULTS / "engines" / "runs" / f"sqlite{name}", runs / f"sqlite{name}")  # 874d69b
+    shutil.copytree(RESULTS / "engines" / "runs_9039152" / f"duckdb{name}", runs / f"duckdb{name}")  # no commit line
+    args = argparse.Namespace(n=150, seed=2026, runs_dir=runs, results=tmp_path / "report")
+    with pytest.raises(ValueError, match=r"2 commits .* do not say which"):  # the script's own MixedCommits
+        engines.write_results(args)
+    with (runs / f"duckdb{name}" / "command.txt").open("a") as record:
+        record.write("# code: 9039152\n")
+    text = engines.write_results(args)
+    assert "| sqlite @ 874d69b | 150 |" in text and "| duckdb @ 9039152 | 144 |" in text

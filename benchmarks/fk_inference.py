@@ -46,7 +46,8 @@ def declared_keys(db: Database) -> set:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--out", type=Path, default=None, help="also write the Markdown report here")
+    parser.add_argument("--out", type=Path, default=Path(__file__).resolve().parent / "results" / "fk_inference" / "fk_inference.md",
+                        help="also write the Markdown report here")
     parser.add_argument("-v", "--verbose", action="store_true", help="list every missed and spurious key")
     args = parser.parse_args()
     if not DATA.exists():

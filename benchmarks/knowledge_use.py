@@ -48,11 +48,12 @@ def make_dataset(root: Path) -> Path:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--model", default="local:qwen2.5-coder-0.5b")
+    parser.add_argument("--model", default="local:qwen2.5-coder-1.5b")
     parser.add_argument("--preset", default="baseline")
     parser.add_argument("--conditions", default=",".join(CONDITIONS))
     parser.add_argument("--limit", type=int, default=None, help="only the first N questions")
-    parser.add_argument("--out", type=Path, default=None, help="also write the Markdown report here")
+    parser.add_argument("--out", type=Path, default=HERE / "results" / "knowledge_use" / "knowledge_use.md",
+                        help="also write the Markdown report here")
     parser.add_argument("--runs", type=Path, default=None, help="keep each condition's run directory here")
     args = parser.parse_args()
     command = "python benchmarks/knowledge_use.py " + " ".join(sys.argv[1:])

@@ -55,8 +55,10 @@ def make_duckdb(path: Path, rows: int) -> float:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--rows", type=int, default=10_000_000)
-    parser.add_argument("--out", type=Path, default=None, help="also write the Markdown report here")
-    parser.add_argument("--plot", type=Path, default=None, help="write a PNG of per-database seconds here")
+    parser.add_argument("--out", type=Path, default=Path(__file__).resolve().parent / "results" / "profiling" / "profiling.md",
+                        help="also write the Markdown report here")
+    parser.add_argument("--plot", type=Path, default=Path(__file__).resolve().parent / "results" / "profiling" / "profiling.png",
+                        help="write a PNG of per-database seconds here")
     args = parser.parse_args()
     lines = [
         "# Profiling speed",

@@ -34,6 +34,10 @@ def test_every_results_folder_has_a_readme_row_and_every_row_a_folder() -> None:
     assert sorted(set(rows) - folders) == [], "rows of benchmarks/README.md without a folder in benchmarks/results"
 
 
+def test_results_holds_only_benchmark_folders() -> None:
+    assert sorted(p.name for p in RESULTS.iterdir() if not p.is_dir()) == [], "a report belongs in its benchmark's folder"
+
+
 def test_the_registry_names_the_same_benchmarks_and_their_scripts_and_reports_exist() -> None:
     assert set(BENCHMARKS) == {row["name"] for row in readme_rows()}
     for benchmark in BENCHMARKS.values():

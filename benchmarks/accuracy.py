@@ -47,8 +47,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="preset option, repeatable (e.g. validate=false, linker=vector,apex); part of the run")
     parser.add_argument("--workers", type=int, default=1, help="concurrent questions (API models)")
     parser.add_argument("--dataset", type=Path, default=DEFAULT_SPIDER)
-    parser.add_argument("--runs-dir", type=Path, default=REPO / "benchmarks" / "results" / "accuracy_runs")
-    parser.add_argument("--results", type=Path, default=REPO / "benchmarks" / "results")
+    parser.add_argument("--runs-dir", type=Path, default=REPO / "benchmarks" / "results" / "accuracy" / "runs")
+    parser.add_argument("--results", type=Path, default=REPO / "benchmarks" / "results" / "accuracy")
     parser.add_argument("--note", action="append", default=[], help="a remark to print under the table")
     parser.add_argument("--report-only", action="store_true", help="only rewrite the report from existing runs")
     args = parser.parse_args(argv)
@@ -151,8 +151,12 @@ def machine() -> str:
 
 
 def head_commit() -> str:
-    """The checkout's commit (`+changes` when src/ differs from it), recorded in command.txt for every run."""
+    """The checkout's commit (`+changes` when src/ differs from it), recorded in command.txt for every run; the
+    entry point's label (`GROUNDSQL_BENCH_COMMIT`, see provenance.py) when it started the run."""
     import subprocess
+
+    if os.environ.get("GROUNDSQL_BENCH_COMMIT"):
+        return os.environ["GROUNDSQL_BENCH_COMMIT"]
 
     def git(*args: str) -> str:
         done = subprocess.run(["git", "-C", str(REPO), *args], capture_output=True, text=True, check=False)
@@ -180,8 +184,9 @@ def code_label(run_dir: Path, config: dict[str, Any]) -> str:
             if line.startswith("# code: "):
                 recorded = line.removeprefix("# code: ").strip()
     if not recorded:
-        done = subprocess.run(["git", "-C", str(REPO), "log", "-1", "--format=%h", "--", str(run_dir / "results.jsonl")],
-                              capture_output=True, text=True, check=False)
+        # the last commit that added or changed the records (--follow past moves: a move changes no record)
+        done = subprocess.run(["git", "-C", str(REPO), "log", "--follow", "--diff-filter=AM", "-1", "--format=%h",
+                               "--", str(run_dir / "results.jsonl")], capture_output=True, text=True, check=False)
         recorded = f"records in {done.stdout.strip()}" if done.returncode == 0 and done.stdout.strip() else "unknown"
     settings = config.get("settings") or {}
     try:
@@ -229,11 +234,15 @@ def _runs(args: argparse.Namespace) -> list[tuple[str, Path, dict[str, Any], lis
 
 def write_results(args: argparse.Namespace) -> str:
     """Rewrite accuracy.md and its plots from every run in --runs-dir with this sample; returns the Markdown."""
+    from provenance import check_row_commits
+
     from groundsql.evaluation import summarize
     from groundsql.evaluation.report import plot_comparison, python_stage_table, summary_table
 
     runs = _runs(args)
     codes = {label: config["code"] for label, _, config, _ in runs}
+    # every row names its code in brackets; the check keeps it so if a row ever loses its label
+    check_row_commits((coded_label(label, codes), _code_commit(codes.get(label, ""))) for label, *_ in runs)
     full = [(label, summarize(records, config)) for label, _, config, records in runs if len(records) >= args.n]
     lines = ["# Accuracy on the open Spider dev split", "",
              f"{args.n} questions sampled with seed {args.seed} from the 646 open Spider dev questions "
@@ -312,7 +321,17 @@ def write_results(args: argparse.Namespace) -> str:
 
 def coded(rows: list[tuple[str, Any]], codes: dict[str, str]) -> list[tuple[str, Any]]:
     """Rows of a headline table with each run's code label in brackets."""
-    return [(f"{label} [{codes[label]}]" if codes.get(label) else label, summary) for label, summary in rows]
+    return [(coded_label(label, codes), summary) for label, summary in rows]
+
+
+def coded_label(label: str, codes: dict[str, str]) -> str:
+    return f"{label} [{codes[label]}]" if codes.get(label) else label
+
+
+def _code_commit(code: str) -> str | None:
+    """The commit in a code label ('85585ec; …', 'records in c5e24df; …'); None for 'unknown' or none."""
+    head = code.split(";", 1)[0].removeprefix("records in ").strip()
+    return None if head in ("", "unknown") else head
 
 
 def stage_changes(records: list[dict[str, Any]]) -> tuple[int, int]:

@@ -53,8 +53,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workers", type=int, default=1, help="concurrent questions (API models)")
     parser.add_argument("--chinook", type=Path, default=DEFAULT_CHINOOK)
     parser.add_argument("--data-dir", type=Path, default=DEFAULT_DATA, help="where the demo database is generated")
-    parser.add_argument("--runs-dir", type=Path, default=REPO / "benchmarks" / "results" / "analytics_runs")
-    parser.add_argument("--results", type=Path, default=REPO / "benchmarks" / "results")
+    parser.add_argument("--runs-dir", type=Path, default=REPO / "benchmarks" / "results" / "analytics" / "runs")
+    parser.add_argument("--results", type=Path, default=REPO / "benchmarks" / "results" / "analytics")
     parser.add_argument("--report-only", action="store_true", help="only rewrite analytics.md from existing runs")
     args = parser.parse_args(argv)
     if not args.chinook.is_file():
@@ -64,6 +64,8 @@ def main(argv: list[str] | None = None) -> int:
     command = "python benchmarks/analytics.py " + " ".join(shlex.quote(a) for a in given)
     options = parse_options(args.option)
     if not args.report_only:
+        from provenance import current_commit
+
         from groundsql.evaluation import evaluate
 
         print(f"$ {command}\nmachine: {machine()}", flush=True)
@@ -73,7 +75,8 @@ def main(argv: list[str] | None = None) -> int:
                 run_dir = args.runs_dir / run_name(preset, model, options)
                 print(f"== {preset} · {model} {options or ''} → {run_dir}", flush=True)
                 run_dir.mkdir(parents=True, exist_ok=True)
-                (run_dir / COMMANDS_FILE).write_text(f"{command}\n# machine: {machine()}\n", encoding="utf-8")
+                (run_dir / COMMANDS_FILE).write_text(f"{command}\n# machine: {machine()}\n# code: {current_commit()}\n",
+                                                     encoding="utf-8")
 
                 def progress(record, finished, total):
                     mark = "✓" if record.get("correct") else "✗"
@@ -109,6 +112,12 @@ def write_report(args: argparse.Namespace) -> str:
                 if config.get("options"):
                     label += " · " + ", ".join(f"{k}={v}" for k, v in config["options"].items())
                 runs.append((label, run_dir, config, records))
+    from provenance import check_row_commits, commit_of_run, label_if_mixed
+
+    commits = [commit_of_run(run_dir) for _, run_dir, _, _ in runs]
+    labels = label_if_mixed([(label, commit) for (label, *_), commit in zip(runs, commits)])
+    check_row_commits(zip(labels, commits))  # the table's rows are the labels
+    runs = [(label, *rest) for label, (_, *rest) in zip(labels, runs)]
     summaries = [(label, summarize(records, config)) for label, _, config, records in runs]
     lines = ["# Multi-step analytics questions", "",
              "30 questions of our own over the demo shop and Chinook (shares, period-over-period growth, ranking "

@@ -6,7 +6,7 @@ drops or repeats rows, not taken when the question names the dropped table), the
 before/after, questions won and lost, and every rewrite, so false alarms on right answers show.
 
     python benchmarks/apex_checks.py                      # the baseline's and apex's recorded answers
-    python benchmarks/apex_checks.py --runs benchmarks/results/accuracy_runs/<run>/results.jsonl
+    python benchmarks/apex_checks.py --runs benchmarks/results/accuracy/runs/<run>/results.jsonl
 
 It also simulates apex's default selection over two framings on the questions both runs answered: the recorded
 apex trajectory (exploration, repaired) and the baseline's one query (the `direct` framing of `diverse_views`
@@ -26,7 +26,7 @@ from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_SPIDER = REPO.parent / "shared" / "data" / "spider"
-RUNS = REPO / "benchmarks" / "results" / "accuracy_runs"
+RUNS = REPO / "benchmarks" / "results" / "accuracy" / "runs"
 DEFAULT_RUNS = [RUNS / "baseline__local_qwen2.5-coder-1.5b__n150_seed2026" / "results.jsonl",
                 RUNS / "apex__local_qwen2.5-coder-1.5b__n150_seed2026__repair_rounds-2" / "results.jsonl",
                 RUNS / "apex__local_qwen2.5-coder-1.5b__n150_seed2026__repair_rounds-0" / "results.jsonl"]
@@ -36,11 +36,14 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=Path, nargs="+", default=DEFAULT_RUNS, help="results.jsonl of recorded runs")
     parser.add_argument("--dataset", type=Path, default=DEFAULT_SPIDER)
-    parser.add_argument("--results", type=Path, default=REPO / "benchmarks" / "results" / "apex_checks.md")
+    parser.add_argument("--results", type=Path, default=REPO / "benchmarks" / "results" / "apex_checks" / "apex_checks.md")
     args = parser.parse_args(argv)
-    command = "python benchmarks/apex_checks.py " + " ".join(shlex.quote(a) for a in (argv or sys.argv[1:]))
+    from provenance import current_commit
+
+    command = ("python benchmarks/apex_checks.py " + " ".join(shlex.quote(a) for a in (argv or sys.argv[1:]))).strip()
     print(f"$ {command}", flush=True)
-    sections = [f"# apex's exact steps on recorded answers\n\n`{command}` (no model call)\n"]
+    sections = [f"# apex's exact steps on recorded answers\n\n`{command}` (no model call; code at commit "
+                f"`{current_commit()}`)\n"]
     for run in args.runs:
         if not run.exists():
             print(f"missing run: {run}", file=sys.stderr)
@@ -55,6 +58,7 @@ def main(argv: list[str] | None = None) -> int:
         if base and base[0].exists():
             sections.append(simulate(run, base[0], args.dataset))
             print(sections[-1], flush=True)
+    args.results.parent.mkdir(parents=True, exist_ok=True)
     args.results.write_text("\n".join(sections), encoding="utf-8")
     return 0
 

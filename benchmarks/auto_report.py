@@ -6,8 +6,8 @@ completion), model calls (mean and median) and wall time per question; the issue
 came from; accuracy by confidence bucket; and the wrong answers that carry no flag (no warning and a confidence
 at or above `abstain_below`).
 
-    python benchmarks/auto_report.py --runs-dir benchmarks/results/round3_runs \\
-        --auto auto__local_qwen2.5-coder-1.5b__n150_seed2026 --others baseline__…,refine__…,ssev__…
+    python benchmarks/auto_report.py --runs-dir benchmarks/results/auto/runs \\
+        --auto auto__local_qwen2.5-coder-1.5b__n150_seed2026 --others refine__local_qwen2.5-coder-1.5b__n150_seed2026
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
-RUNS = REPO / "benchmarks" / "results" / "round3_runs"
+RUNS = REPO / "benchmarks" / "results" / "auto" / "runs"
 SUFFIX = "__local_qwen2.5-coder-1.5b__n150_seed2026"
 BUCKETS = ((0.0, 0.2), (0.2, 0.4), (0.4, 0.6), (0.6, 0.8), (0.8, 1.01))
 HIGH = 0.8  # the issue's bar: answers this confident are right at least 92% of the time, holding ≥ 60%
@@ -34,7 +34,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--others", default=f"baseline{SUFFIX},refine{SUFFIX},ssev{SUFFIX}",
                         help="comma-separated run folders to compare with, on the questions auto answered")
     parser.add_argument("--runs-dir", type=Path, default=RUNS)
-    parser.add_argument("--out", type=Path, default=REPO / "benchmarks" / "results" / "auto.md")
+    parser.add_argument("--out", type=Path, default=REPO / "benchmarks" / "results" / "auto" / "auto.md")
     parser.add_argument("--commit", default="?", help="the commit the runs ran at, where run.json does not say")
     parser.add_argument("--abstain-below", type=float, default=None,
                         help="an answer below this confidence counts as flagged (default: auto's abstain_below)")
@@ -119,9 +119,15 @@ def report(args: argparse.Namespace, auto: list[dict[str, Any]], others: dict[st
              f"Command: `python benchmarks/auto_report.py --runs-dir {args.runs_dir.relative_to(REPO)} --auto "
              f"{args.auto} --others {args.others}`; each run's own command is in its `command.txt`.", "",
              *HEADER]
+    from provenance import check_row_commits
+
+    headline = []
     for name, s in table.items():
         folder = args.runs_dir / (args.auto if name == "auto" else next(k for k in others if k.startswith(name)))
-        lines.append(row(f"{name} (`{commit_of(folder, args.commit)}`)", s))
+        commit = commit_of(folder, args.commit)
+        headline.append((row(f"{name} (`{commit}`)", s), None if commit == "?" else commit))
+    check_row_commits(headline)  # each row names its commit; refused if one ever does not
+    lines += [text for text, _ in headline]
     for name, records in partial.items():
         shared = {r["id"] for r in records} & ids
         lines += ["", f"On the {len(shared)} questions `{name.split('__')[0]}` answered (`--limit`):", "", *HEADER]

@@ -43,7 +43,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--linker", default="vector")
     parser.add_argument("--model", default=None, help="for linkers that call a model")
-    parser.add_argument("--out", type=Path, default=None)
+    parser.add_argument("--out", type=Path,
+                        default=Path(__file__).resolve().parent / "results" / "bird_descriptions_linking" / "bird_descriptions_linking.md")
     args = parser.parse_args()
     rows = []
     with tempfile.TemporaryDirectory() as tmp:

@@ -11,8 +11,8 @@ reliability by confidence bin, the share of answers at ≥ 0.8 and how many of t
 that carry no flag (no warning and a confidence at or above auto's `abstain_below`) — beside the same figures for
 the confidence the run recorded. With `--write`, the weights fitted on all the records replace `calibration_weights.json`.
 
-    python benchmarks/calibration_fit.py --runs benchmarks/results/round3s3_runs/auto__...,.../refine__... \
-        [--write] [--out benchmarks/results/calibration.md]
+    python benchmarks/calibration_fit.py --runs benchmarks/results/auto/runs_4c24895/auto__...,.../refine__... \
+        [--write] [--out benchmarks/results/calibration/calibration.md]
 """
 
 from __future__ import annotations
@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import json
 import shlex
-import subprocess
 import sys
 from dataclasses import fields
 from datetime import date
@@ -199,7 +198,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", required=True, help="comma-separated evaluation run folders")
     parser.add_argument("--write", action="store_true", help="replace calibration_weights.json with the fit")
-    parser.add_argument("--out", type=Path, default=REPO / "benchmarks" / "results" / "calibration.md")
+    parser.add_argument("--out", type=Path, default=REPO / "benchmarks" / "results" / "calibration" / "calibration.md")
     args = parser.parse_args(argv)
     runs = [Path(r).resolve() for r in args.runs.split(",") if r]
     rows = load(runs)
@@ -217,8 +216,9 @@ def main(argv: list[str] | None = None) -> int:
         groups[run] = {"recorded": summary(chosen, [rows[i]["recorded"] or 0.0 for i in index]),
                        "fitted (in sample)": summary(chosen, [in_sample[i] for i in index]),
                        "held out": summary(chosen, [out_of_db[i] for i in index])}
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
-                            cwd=REPO).stdout.strip()
+    from provenance import current_commit
+
+    commit = current_commit()  # the entry point's label, else HEAD (-dirty when tracked files differ)
     command = "python benchmarks/calibration_fit.py " + " ".join(shlex.quote(a) for a in (argv or sys.argv[1:]))
     notes = ""
     if args.out.exists() and NOTES_MARKER in args.out.read_text():

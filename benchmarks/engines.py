@@ -108,8 +108,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--load", action="store_true", help="(re)load the sample's databases into each engine first")
     parser.add_argument("--load-only", action="store_true", help="(re)load the copies and run nothing")
     parser.add_argument("--dataset", type=Path, default=DEFAULT_SPIDER)
-    parser.add_argument("--runs-dir", type=Path, default=REPO / "benchmarks" / "results" / "engines_runs")
-    parser.add_argument("--results", type=Path, default=REPO / "benchmarks" / "results")
+    parser.add_argument("--runs-dir", type=Path, default=REPO / "benchmarks" / "results" / "engines" / "runs")
+    parser.add_argument("--results", type=Path, default=REPO / "benchmarks" / "results" / "engines")
     parser.add_argument("--report-only", action="store_true", help="only rewrite engines.md from existing runs")
     args = parser.parse_args(argv)
     command = "python benchmarks/engines.py " + " ".join(shlex.quote(a) for a in (argv or sys.argv[1:]))
@@ -174,7 +174,10 @@ def run(args: argparse.Namespace, engine: str, template: str, command: str) -> N
 
     run_dir = args.runs_dir / run_name(args, engine)
     run_dir.mkdir(parents=True, exist_ok=True)
-    (run_dir / "command.txt").write_text(f"{command}\n# machine: {machine()}\n", encoding="utf-8")
+    from provenance import current_commit
+
+    (run_dir / "command.txt").write_text(f"{command}\n# machine: {machine()}\n# code: {current_commit()}\n",
+                                         encoding="utf-8")
     predictions = gold_predictions(args.dataset, run_dir) if args.gold else None
     if args.replay_sqlite:
         predictions = replayed_predictions(args, engine, template, run_dir)
@@ -264,12 +267,16 @@ def write_results(args: argparse.Namespace) -> str:
     from groundsql.evaluation import load_run, summarize
 
     suffix = f"__n{args.n}_seed{args.seed}"
+    from provenance import check_row_commits, commit_of_run, label_if_mixed
+
     runs: dict[str, dict[str, list[tuple[dict, list[dict]]]]] = {}
+    commits: dict[tuple[str, str], str | None] = {}
     for run_dir in sorted(args.runs_dir.glob(f"*{suffix}")):
         if (run_dir / "results.jsonl").exists():
             engine, rest = run_dir.name.split("__", 1)
             what = rest[: -len(suffix)]
             runs.setdefault(what, {}).setdefault(engine, []).append(load_run(run_dir))
+            commits[what, engine] = commit_of_run(run_dir)
     lines = ["# The same questions on five engines", "",
              f"{args.n} questions sampled with seed {args.seed} from the open Spider dev split, asked of the SQLite "
              "originals and of copies made by `groundsql eval load` (`benchmarks/engines.py`). A question counts on "
@@ -299,7 +306,9 @@ def write_results(args: argparse.Namespace) -> str:
         lines += ["| engine | kept | excluded | EX % | EX % common "
                   f"({len(common)}) | execution errors by class | latency p50 / p90 s |",
                   "|---|---:|---|---:|---:|---|---|"]
-        for engine, (config, records) in table.items():
+        labels = label_if_mixed([(engine, commits.get((what, engine))) for engine in table])
+        rows = []
+        for label, (engine, (config, records)) in zip(labels, table.items()):
             summary = summarize(records, config)
             excluded = summary.get("excluded", {}).get("by_reason", {})
             on_common = [r for r in records if str(r["id"]) in common]
@@ -307,12 +316,13 @@ def write_results(args: argparse.Namespace) -> str:
             errors = Counter(error_class(r.get("error")) for r in records
                              if not r.get("excluded") and r.get("failure") == "execution_error")
             bars.setdefault(title, {})[engine] = (summary["ex"], ex_common)
-            lines.append(
-                f"| {engine} | {summary['n']} | {', '.join(f'{k} {v}' for k, v in excluded.items()) or '–'} "
+            rows.append((
+                f"| {label} | {summary['n']} | {', '.join(f'{k} {v}' for k, v in excluded.items()) or '–'} "
                 f"| {summary['ex']:.1f} | {ex_common:.1f} | "
                 f"{', '.join(f'{k} {v}' for k, v in errors.most_common()) or '–'} | "
-                f"{summary['latency_s']['p50']:.2f} / {summary['latency_s']['p90']:.2f} |")
-        lines.append("")
+                f"{summary['latency_s']['p50']:.2f} / {summary['latency_s']['p90']:.2f} |", commits.get((what, engine))))
+        check_row_commits(rows)
+        lines += [text for text, _ in rows] + [""]
         if what != "gold" and "sqlite" in table:
             lines += loss_table(table)
     args.results.mkdir(parents=True, exist_ok=True)

@@ -7,7 +7,7 @@ Two questions a new user asks first: the demo shop's "How many customers does ea
 seconds, model seconds, calls, prompt tokens sent and evaluated (not served from the prefix cache), completion
 tokens, per-step seconds, and whether the answer matches a reference query.
 
-    GROUNDSQL_THREADS=2 python benchmarks/first_answer.py          # writes benchmarks/results/first_answer.md
+    GROUNDSQL_THREADS=2 python benchmarks/first_answer.py          # writes benchmarks/results/first_answer/first_answer.md
 """
 
 from __future__ import annotations
@@ -17,7 +17,6 @@ import json
 import os
 import platform
 import shlex
-import subprocess
 import sys
 import tempfile
 import time
@@ -39,7 +38,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--model", default="local:qwen2.5-coder-1.5b")
     parser.add_argument("--preset", default="auto")
-    parser.add_argument("--out", type=Path, default=REPO / "benchmarks" / "results" / "first_answer.md")
+    parser.add_argument("--out", type=Path, default=REPO / "benchmarks" / "results" / "first_answer" / "first_answer.md")
     args = parser.parse_args(argv)
     import groundsql
     from groundsql.demo import generate_demo_database
@@ -80,8 +79,9 @@ def main(argv: list[str] | None = None) -> int:
                              "completion_tokens": usage.completion_tokens, "steps": steps,
                              "right": verdict.correct, "sql": answer.sql, "confidence": answer.confidence})
                 print(json.dumps(rows[-1]), flush=True)
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True,
-                            text=True).stdout.strip()
+    from provenance import current_commit
+
+    commit = current_commit()  # the entry point's label, else HEAD (-dirty when tracked files differ)
     given = argv if argv is not None else sys.argv[1:]
     command = "python benchmarks/first_answer.py " + " ".join(shlex.quote(a) for a in given)
     threads = os.environ.get("GROUNDSQL_THREADS", "")

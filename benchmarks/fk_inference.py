@@ -3,7 +3,7 @@
 Databases: the 14 open Spider dev databases plus Chinook and Northwind (../shared/data). Declared keys are
 read with the SQLAlchemy inspector; inference sees only the declared primary keys, names, types and values.
 
-    .venv/bin/python benchmarks/fk_inference.py [--out benchmarks/results/fk_inference.md]
+    .venv/bin/python benchmarks/fk_inference.py [--out benchmarks/results/fk_inference/fk_inference.md]
 """
 
 from __future__ import annotations
@@ -46,7 +46,8 @@ def declared_keys(db: Database) -> set:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--out", type=Path, default=None, help="also write the Markdown report here")
+    parser.add_argument("--out", type=Path, default=Path(__file__).resolve().parent / "results" / "fk_inference" / "fk_inference.md",
+                        help="also write the Markdown report here")
     parser.add_argument("-v", "--verbose", action="store_true", help="list every missed and spurious key")
     args = parser.parse_args()
     if not DATA.exists():

@@ -1,7 +1,7 @@
 """Knowledge-use check: 20 questions on the demo shop that need a business rule or a glossary entry.
 
     GROUNDSQL_THREADS=1 .venv/bin/python benchmarks/knowledge_use.py [--model local:qwen2.5-coder-1.5b]
-        [--preset baseline] [--conditions plain,catalog,knowledge] [--out benchmarks/results/knowledge_use.md]
+        [--preset baseline] [--conditions plain,catalog,knowledge] [--out benchmarks/results/knowledge_use/knowledge_use.md]
 
 The demo database (seed 7) and its knowledge folder (`groundsql demo-db`) are generated in a temporary folder laid
 out as a Spider dataset; the questions and their hand-checked gold SQL are in `knowledge_use/questions.json`.
@@ -48,11 +48,12 @@ def make_dataset(root: Path) -> Path:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--model", default="local:qwen2.5-coder-0.5b")
+    parser.add_argument("--model", default="local:qwen2.5-coder-1.5b")
     parser.add_argument("--preset", default="baseline")
     parser.add_argument("--conditions", default=",".join(CONDITIONS))
     parser.add_argument("--limit", type=int, default=None, help="only the first N questions")
-    parser.add_argument("--out", type=Path, default=None, help="also write the Markdown report here")
+    parser.add_argument("--out", type=Path, default=HERE / "results" / "knowledge_use" / "knowledge_use.md",
+                        help="also write the Markdown report here")
     parser.add_argument("--runs", type=Path, default=None, help="keep each condition's run directory here")
     args = parser.parse_args()
     command = "python benchmarks/knowledge_use.py " + " ".join(sys.argv[1:])

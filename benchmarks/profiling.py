@@ -1,6 +1,6 @@
 """Profiling speed: a generated 10-million-row DuckDB table, and all 14 open Spider databases.
 
-    .venv/bin/python benchmarks/profiling.py [--rows 10000000] [--out benchmarks/results/profiling.md]
+    .venv/bin/python benchmarks/profiling.py [--rows 10000000] [--out benchmarks/results/profiling/profiling.md]
 
 The DuckDB file is generated in a temporary folder (mixed column kinds: integer key, low-cardinality text,
 float metric, timestamp, ISO dates and epoch seconds hidden in text/integers, numeric text, booleans, JSON,
@@ -55,8 +55,10 @@ def make_duckdb(path: Path, rows: int) -> float:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--rows", type=int, default=10_000_000)
-    parser.add_argument("--out", type=Path, default=None, help="also write the Markdown report here")
-    parser.add_argument("--plot", type=Path, default=None, help="write a PNG of per-database seconds here")
+    parser.add_argument("--out", type=Path, default=Path(__file__).resolve().parent / "results" / "profiling" / "profiling.md",
+                        help="also write the Markdown report here")
+    parser.add_argument("--plot", type=Path, default=Path(__file__).resolve().parent / "results" / "profiling" / "profiling.png",
+                        help="write a PNG of per-database seconds here")
     args = parser.parse_args()
     lines = [
         "# Profiling speed",

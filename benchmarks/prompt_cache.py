@@ -5,9 +5,9 @@ default cache) and writes prompt_cache.md and prompt_cache.png: prompt tokens se
 evaluated per question, wall time per question, ssev's time over baseline's, and whether the answers changed.
 
     GROUNDSQL_PROMPT_CACHE_MB=0 python benchmarks/accuracy.py --presets baseline --limit 30 \\
-        --runs-dir benchmarks/results/prompt_cache_runs/off --results benchmarks/results/prompt_cache_runs/off
+        --runs-dir benchmarks/results/prompt_cache/runs/off --results benchmarks/results/prompt_cache/runs/off
     python benchmarks/accuracy.py --presets baseline --limit 30 \\
-        --runs-dir benchmarks/results/prompt_cache_runs/on --results benchmarks/results/prompt_cache_runs/on
+        --runs-dir benchmarks/results/prompt_cache/runs/on --results benchmarks/results/prompt_cache/runs/on
     (the same for ssev), then: python benchmarks/prompt_cache.py
 """
 
@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
-RUNS = REPO / "benchmarks" / "results" / "prompt_cache_runs"
+RUNS = REPO / "benchmarks" / "results" / "prompt_cache" / "runs"
 NOTES_MARKER = "<!-- analysis: written by hand, kept when the tables above are regenerated -->"
 
 
@@ -55,7 +55,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=Path, default=RUNS, help="folder holding off/ and on/")
     parser.add_argument("--presets", default="baseline,ssev")
-    parser.add_argument("--out", type=Path, default=REPO / "benchmarks" / "results" / "prompt_cache.md")
+    parser.add_argument("--out", type=Path, default=REPO / "benchmarks" / "results" / "prompt_cache" / "prompt_cache.md")
     args = parser.parse_args(argv)
     presets = [p.strip() for p in args.presets.split(",") if p.strip()]
     rows: dict[tuple[str, str], dict[str, float]] = {}

@@ -32,7 +32,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--dataset", type=Path, default=DATA / "spider")
     parser.add_argument("--dbs", type=int, default=20)
-    parser.add_argument("--out", type=Path, default=None)
+    parser.add_argument("--out", type=Path, default=Path(__file__).resolve().parent / "results" / "prompt_size" / "prompt_size.md")
     args = parser.parse_args()
     from groundsql.db import Database
 

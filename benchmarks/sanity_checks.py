@@ -15,7 +15,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 SPIDER = REPO.parent / "shared" / "data" / "spider"
-RUNS = REPO / "benchmarks" / "results" / "accuracy_runs"
+RUNS = REPO / "benchmarks" / "results" / "accuracy" / "runs"
 DEFAULT_RUNS = ("baseline__local_qwen2.5-coder-1.5b__n150_seed2026", "ssev__local_qwen2.5-coder-1.5b__n150_seed2026")
 
 
@@ -23,7 +23,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", default=",".join(DEFAULT_RUNS), help="comma-separated run folders")
     parser.add_argument("--dataset", type=Path, default=SPIDER)
-    parser.add_argument("--out", type=Path, default=REPO / "benchmarks" / "results" / "sanity_checks.md")
+    parser.add_argument("--out", type=Path, default=REPO / "benchmarks" / "results" / "sanity_checks" / "sanity_checks.md")
     args = parser.parse_args(argv)
     if not (args.dataset / "database").exists():
         print(f"Spider data not found at {args.dataset}", file=sys.stderr)

@@ -2,7 +2,7 @@
 SQLite, DuckDB, PostgreSQL, MariaDB and a local Spark session; prints a Markdown table of outcomes by class
 and engine.
 
-    PYTHONPATH=src python benchmarks/security.py [--engines sqlite,duckdb] [--skip-bombs] > benchmarks/results/security.md
+    PYTHONPATH=src python benchmarks/security.py [--engines sqlite,duckdb] [--skip-bombs] > benchmarks/results/security/security.md
 
 Verdicts: refused (by the guard), unknown (a table the database does not have), engine (the engine refused or
 failed it), timeout, ran (it ran; its output was checked for planted secrets). State is compared before and

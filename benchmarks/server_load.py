@@ -47,7 +47,8 @@ def main() -> int:
     parser.add_argument("--sql", type=int, default=50, help="concurrent SQL requests")
     parser.add_argument("--asks", type=int, default=20, help="concurrent asks")
     parser.add_argument("--model-delay", type=float, default=0.05, help="seconds per scripted model call")
-    parser.add_argument("--out", type=Path, default=None, help="also write the Markdown report here")
+    parser.add_argument("--out", type=Path, default=Path(__file__).resolve().parent / "results" / "server_load" / "server_load.md",
+                        help="also write the Markdown report here")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
         db = Path(folder) / "shop.sqlite"

@@ -8,7 +8,7 @@ and glibc's arena counters (`mallinfo2`); from the end of warm-up on it runs und
 snapshot at each sample. The report splits the growth after
 warm-up into those parts and lists the Python allocation sites (by traceback) that grew most between the first
 snapshot after warm-up and the last. tracemalloc slows the server down severalfold, so the request counts are
-lower than the soak's; the split is what this measures. Writes results/server_memory.md.
+lower than the soak's; the split is what this measures. Writes results/server_memory/server_memory.md.
 """
 
 from __future__ import annotations
@@ -126,7 +126,7 @@ def main() -> int:
     parser.add_argument("--clients", type=int, default=16)
     parser.add_argument("--every-s", type=float, default=30.0, help="seconds between samples and snapshots")
     parser.add_argument("--frames", type=int, default=12, help="traceback depth tracemalloc keeps")
-    parser.add_argument("--out", type=Path, default=HERE / "results" / "server_memory.md")
+    parser.add_argument("--out", type=Path, default=HERE / "results" / "server_memory" / "server_memory.md")
     parser.add_argument("--report", type=Path, default=None, metavar="WORK",
                         help="only write the report again from a finished run's folder (it prints its path)")
     args = parser.parse_args()

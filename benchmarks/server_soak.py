@@ -12,7 +12,7 @@ store's size and the asks' latency are sampled.
 Reported: the memory slope after warm-up (a least-squares line through the RSS samples), the ask p99 drift (the
 p99 of the last third of the run after warm-up against the first third), errors of every kind (any status but
 200 and 201, timeouts, refused connections, tracebacks in the server's log), the run store's size against its
-limit, and follow-up runs stored with a fence as their question. Writes results/server_soak.md and .png.
+limit, and follow-up runs stored with a fence as their question. Writes results/server_soak/server_soak.md and .png.
 """
 
 from __future__ import annotations
@@ -186,6 +186,8 @@ def slope_per_minute(points: list[tuple[float, float]]) -> float:
 
 
 def git_commit() -> str:
+    if os.environ.get("GROUNDSQL_BENCH_COMMIT"):  # the label `python -m benchmarks` gave the run
+        return os.environ["GROUNDSQL_BENCH_COMMIT"]
     try:
         out = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=HERE, capture_output=True, text=True)
         dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=HERE,
@@ -229,7 +231,7 @@ def main() -> int:
     parser.add_argument("--sample-s", type=float, default=10.0, help="seconds between samples")
     parser.add_argument("--warmup-minutes", type=float, default=None,
                         help="samples before this are left out of the slope and drift (default: a sixth of the run)")
-    parser.add_argument("--out", type=Path, default=HERE / "results" / "server_soak.md", help="the report (a .png "
+    parser.add_argument("--out", type=Path, default=HERE / "results" / "server_soak" / "server_soak.md", help="the report (a .png "
                         "beside it)")
     args = parser.parse_args()
     warmup_s = 60 * (args.warmup_minutes if args.warmup_minutes is not None else args.minutes / 6)

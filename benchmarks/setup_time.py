@@ -30,7 +30,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--log", type=Path, help="a demo.sh log to read instead of running it")
     parser.add_argument("--total", type=float, help="with --log: the wall time of that run in seconds")
     parser.add_argument("--label", default="", help="what the run was (machine, cache state)")
-    parser.add_argument("--out", type=Path, default=REPO / "benchmarks" / "results" / "setup_time.md")
+    parser.add_argument("--out", type=Path, default=REPO / "benchmarks" / "results" / "setup_time" / "setup_time.md")
     args = parser.parse_args(argv)
     if args.log:
         log, total = args.log.read_text(), args.total

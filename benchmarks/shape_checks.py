@@ -6,7 +6,7 @@ profiled catalog, as the presets use) and checked with `selection.shape`; where 
 rewrite is scored too (Spider rules).
 
     python benchmarks/shape_checks.py                   # the committed baseline and ssev runs
-    python benchmarks/shape_checks.py --runs RUN[,RUN]  # other folders under benchmarks/results/accuracy_runs
+    python benchmarks/shape_checks.py --runs RUN[,RUN]  # other folders under benchmarks/results/accuracy/runs
 """
 
 from __future__ import annotations
@@ -14,7 +14,6 @@ from __future__ import annotations
 import argparse
 import json
 import shlex
-import subprocess
 import sys
 import time
 from collections import Counter
@@ -22,7 +21,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 SPIDER = REPO.parent / "shared" / "data" / "spider"
-RUNS = REPO / "benchmarks" / "results" / "accuracy_runs"
+RUNS = REPO / "benchmarks" / "results" / "accuracy" / "runs"
 DEFAULT_RUNS = ("baseline__local_qwen2.5-coder-1.5b__n150_seed2026", "ssev__local_qwen2.5-coder-1.5b__n150_seed2026")
 
 
@@ -111,15 +110,16 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", default=",".join(DEFAULT_RUNS), help="comma-separated run folders")
     parser.add_argument("--dataset", type=Path, default=SPIDER)
-    parser.add_argument("--out", type=Path, default=REPO / "benchmarks" / "results" / "shape_checks.md")
+    parser.add_argument("--out", type=Path, default=REPO / "benchmarks" / "results" / "shape_checks" / "shape_checks.md")
     args = parser.parse_args(argv)
     if not (args.dataset / "database").exists():
         print(f"Spider data not found at {args.dataset}", file=sys.stderr)
         return 2
     given = argv if argv is not None else sys.argv[1:]
     command = "python benchmarks/shape_checks.py " + " ".join(shlex.quote(a) for a in given)
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True,
-                            text=True).stdout.strip()
+    from provenance import current_commit
+
+    commit = current_commit()  # the entry point's label, else HEAD (-dirty when tracked files differ)
     catalogs: dict = {}
     results = {run: replay(run, args.dataset, catalogs) for run in args.runs.split(",")}
     text = render(results, command.strip(), commit)

@@ -2,7 +2,7 @@
 the statement takes to end, the peak memory of the process (Python and its Spark JVM together), and whether
 the next query answers (and how long it takes, a JVM restart included).
 
-    PYTHONPATH=src python benchmarks/spark_limits.py [--timeout 5] > benchmarks/results/spark_limits.md
+    PYTHONPATH=src python benchmarks/spark_limits.py [--timeout 5] > benchmarks/results/spark_limits/spark_limits.md
 
 `--one SQL` (repeatable; the tests use it) runs the given statements in this process instead, one after the other
 on the session the previous one left, a RESULT line each. `--raw` runs them past the guard (straight to the

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-RESULTS = REPO / "benchmarks" / "results"
+RESULTS = REPO / "benchmarks" / "results" / "suite_time"
 
 
 @dataclass
@@ -113,8 +113,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("pytest_args", nargs="*", help="extra arguments for pytest (after --)")
     args = parser.parse_args(argv)
     counts = [int(n) for n in args.workers.split(",")]
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True,
-                            text=True).stdout.strip() or "?"
+    from provenance import current_commit
+
+    commit = current_commit()  # the entry point's label, else HEAD (-dirty when tracked files differ)
     runs = []
     for workers in counts:
         run = run_suite(workers, args.pytest_args)

@@ -23,7 +23,7 @@ from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_SPIDER = REPO.parent / "shared" / "data" / "spider"
-DEFAULT_RUN = (REPO / "benchmarks" / "results" / "accuracy_runs"
+DEFAULT_RUN = (REPO / "benchmarks" / "results" / "accuracy" / "runs"
                / "baseline__local_qwen2.5-coder-1.5b__n150_seed2026" / "results.jsonl")
 RULES = ("dialect", "spelling", "qualifier", "join", "ambiguous", "aggregate", "literal")
 
@@ -35,7 +35,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--modes", default="declared,catalog",
                         help="comma-separated: declared (a Context without a catalog: declared keys, no value "
                              "index) and/or catalog (each database profiled: inferred keys, value index)")
-    parser.add_argument("--results", type=Path, default=REPO / "benchmarks" / "results")
+    parser.add_argument("--results", type=Path, default=REPO / "benchmarks" / "results" / "tree_repair")
     parser.add_argument("--name", default="tree_repair", help="file stem of the Markdown report and plot")
     parser.add_argument("--note", action="append", default=[], help="a remark printed under the first table")
     args = parser.parse_args(argv)

@@ -73,8 +73,8 @@ def main() -> int:
     parser.add_argument("--limit", type=int, default=None, help="only the first N questions of the suite")
     parser.add_argument("--work", type=Path, default=Path(os.environ.get("TMPDIR", "/tmp")) / "groundsql-user-suite",
                         help="where the demo database, its knowledge folder and the suite are made")
-    parser.add_argument("--runs-dir", type=Path, default=REPO / "benchmarks" / "results" / "user_suite_runs")
-    parser.add_argument("--out", type=Path, default=REPO / "benchmarks" / "results" / "user_suite.md")
+    parser.add_argument("--runs-dir", type=Path, default=REPO / "benchmarks" / "results" / "user_suite" / "runs")
+    parser.add_argument("--out", type=Path, default=REPO / "benchmarks" / "results" / "user_suite" / "user_suite.md")
     args = parser.parse_args()
     command = "python benchmarks/user_suite.py " + " ".join(shlex.quote(a) for a in sys.argv[1:])
     print(f"$ {command}\nmachine: {machine()}", flush=True)
@@ -82,9 +82,12 @@ def main() -> int:
     if unknown:
         parser.error(f"unknown condition(s) {', '.join(sorted(unknown))}; use {', '.join(CONDITIONS)}")
 
+    from provenance import current_commit
+
     from groundsql.evaluation import evaluate
     from groundsql.models import load_model
 
+    commit = current_commit()  # before the runs write anything
     args.work.mkdir(parents=True, exist_ok=True)
     suite = make_suite(args.work)
     model = load_model(args.model)  # loaded and warmed once, so no run's first question pays for the loading
@@ -96,10 +99,10 @@ def main() -> int:
             started = time.perf_counter()
             summary = evaluate(suite, preset=preset, model=model, out=out, limit=args.limit,
                                options=dict(CONDITIONS[condition]))
-            (out / "command.txt").write_text(f"{command}\n# machine: {machine()}\n", encoding="utf-8")
+            (out / "command.txt").write_text(f"{command}\n# machine: {machine()}\n# code: {commit}\n", encoding="utf-8")
             rows.append((preset, condition, summary, time.perf_counter() - started))
             print(f"{preset} / {condition}: EX {summary['ex']}% ({summary['correct']}/{summary['n']})", flush=True)
-    report = markdown(rows, command, args.model, suite)
+    report = markdown(rows, command, args.model, suite, commit)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(report, encoding="utf-8")
     plot(rows, args.out.with_suffix(".png"), args.model)
@@ -107,12 +110,14 @@ def main() -> int:
     return 0
 
 
-def markdown(rows: list[tuple[str, str, dict[str, Any], float]], command: str, model: str, suite: Path) -> str:
+def markdown(rows: list[tuple[str, str, dict[str, Any], float]], command: str, model: str, suite: Path,
+             commit: str = "unknown") -> str:
     lines = [
         "# A user's own suite: the demo shop's knowledge questions",
         "",
         f"Command: `GROUNDSQL_THREADS={os.environ.get('GROUNDSQL_THREADS', '')} {command}`",
-        f"Updated: {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}. Machine: {machine()}. Model `{model}`.",
+        f"Updated: {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, code at commit `{commit}`. "
+        f"Machine: {machine()}. Model `{model}`.",
         f"Suite: `groundsql eval suite build` on the demo shop (seed 7), its verified examples the 20 questions of "
         f"`benchmarks/knowledge_use/questions.json`; `{suite.name}`.",
         "",

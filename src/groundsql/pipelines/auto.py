@@ -7,8 +7,9 @@
    from its words, stated under it. It shares the prompt's prefix, so the embedded model reads only its last lines.
    With `second_when=unsure` (the default) it runs only when the first answer is not *plain*: a plain answer ran,
    returned rows, drew no finding and no exact repair, reads one table with no subquery and filters on no string
-   literal. On the open sample the embedded model's plain answers were right 44 times in 45 (`round3s4/auto.md`),
-   so they stop at one call (`second_when=always`: the second framing on every question).
+   literal. On the open sample the embedded model's plain answers were right 44 times in 45 (the `auto`
+   benchmark, `benchmarks/results/auto/auto.md`), so they stop at one call (`second_when=always`: the second
+   framing on every question).
 3. Exact findings on both (question-shape and sanity checks, `selection.shape`, `selection.checks`).
 4. **Stop** when the two return the same rows and no check objects: two calls.
 5. Else **escalate**, reusing both candidates (`escalation_steps`, in order): a *focused* framing that names the

@@ -1,5 +1,6 @@
-"""'How many …' (no 'each') but the query lists rows instead of counting them.
-Rewrite: the count (`COUNT(DISTINCT x)` for a distinct list)."""
+"""'How many …' (no 'each') but the query lists rows instead of counting them (not when it puts them in order,
+nor when it shows a stored measure: 'the number of X' is then a column). Rewrite: the count (`COUNT(DISTINCT x)`
+for a distinct list)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,8 @@ def check(q: QueryView) -> list[Finding]:
     shape, select = question_shape(q), q.select
     if not (shape.counts and shape.one_number) or any(aggregates(e) for e in select.expressions):
         return []
+    if select.args.get("order") is not None or _stored_number_shown(q):
+        return []  # rows put in order were asked for; or 'the number of …' is a number the data stores
     if select.args.get("having") is not None or select.find(exp.Star) and not select.args.get("distinct"):
         rewrite = None
     else:
@@ -25,6 +28,17 @@ def check(q: QueryView) -> list[Finding]:
         "The question asks for a number (how many), but the query returns the rows themselves; count them "
         "with COUNT(…) (COUNT(DISTINCT …) for different values) in one row.",
         rewrite=to_sql(q, rewrite) if rewrite is not None else "")]
+
+
+def _stored_number_shown(q: QueryView) -> bool:
+    """Whether the query shows a measure column ('the total number of horses' read from `Total_Horses`)."""
+    for output in q.select.expressions:
+        column = output.unalias()
+        table = q.table_of(column) if isinstance(column, exp.Column) else None
+        profile = q.profile(table, column.name) if table is not None else None
+        if profile is not None and profile.semantic_type == "metric":
+            return True
+    return False
 
 
 def _count_of(select: exp.Select) -> exp.Select | None:

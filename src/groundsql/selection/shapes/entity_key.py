@@ -4,6 +4,8 @@ key added to GROUP BY, the shown columns unchanged."""
 
 from __future__ import annotations
 
+import re
+
 from sqlglot import exp
 
 from groundsql.catalog.schema import Table
@@ -29,6 +31,8 @@ def check(q: QueryView) -> list[Finding]:
     key = _single_key(q, table)
     if key is None or key.lower() == grouped.name.lower() or not _on_one_side(q, table):
         return []
+    if _grouping_named(q.ctx.question, grouped.name):
+        return []  # 'for each airport name': the question groups by the name itself
     counts = q.probe(exp.select(exp.Count(this=exp.Star()),
                                 exp.Count(this=exp.Distinct(expressions=[exp.column(grouped.name, quoted=True)])))
                      .from_(exp.to_table(table.name, quoted=True)), NAME)
@@ -46,6 +50,15 @@ def check(q: QueryView) -> list[Finding]:
         f"rows), so different {table.name} rows with the same {grouped.name} merge into one group",
         f"{table.name}.{grouped.name} does not identify a {table.name} row ({distinct} distinct values in {rows} "
         f"rows): group by {table.name}.{key} as well, keeping {grouped.name} in the output.", rewrite=sql)]
+
+
+def _grouping_named(question: str, column: str) -> bool:
+    """Whether the question says 'each / per / by …' followed within three words by the column's last word."""
+    last = re.findall(r"[a-z]+", re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", column).lower())[-1:]
+    if not last:
+        return False
+    pattern = rf"\b(each|every|per|by)\s+(\w+\s+){{0,2}}{re.escape(last[0])}s?\b"
+    return re.search(pattern, question, re.IGNORECASE) is not None
 
 
 def _single_key(q: QueryView, table: Table) -> str | None:

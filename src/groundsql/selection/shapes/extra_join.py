@@ -1,11 +1,12 @@
-"""An inner join that shows, filters, groups and orders by nothing but changes the rows.
-Rewrite: the query without it."""
+"""An inner join that shows, filters, groups and orders by nothing but changes the rows, to a table the question
+never names (a named one is asked for: 'customers with an account'). Rewrite: the query without it."""
 
 from __future__ import annotations
 
 from sqlglot import exp
 
 from groundsql.selection.query_view import Finding, QueryView, inner_joins, short
+from groundsql.selection.shapes.common import GENERIC, name_tokens, question_shape
 
 
 def check(q: QueryView) -> list[Finding]:
@@ -23,6 +24,8 @@ def check(q: QueryView) -> list[Finding]:
         if not isinstance(table, exp.Table) or join.args.get("using") or join.args.get("on") is None:
             continue
         alias = table.alias_or_name
+        if _named_in_question(q, table.name):
+            continue  # 'customers with an account': the question asks for rows with a match
         uses = [c for c in select.find_all(exp.Column) if c.table == alias]
         if not uses or any(c.find_ancestor(exp.Join) is not join for c in uses):
             continue
@@ -43,3 +46,9 @@ def check(q: QueryView) -> list[Finding]:
             f"Remove that join unless the question asks only for rows that have a match in {table.name}. "
             f"The query without it: {short(rewrite)}", rewrite=rewrite))
     return findings
+
+
+def _named_in_question(q: QueryView, table: str) -> bool:
+    """Whether a word of the table's name (singular, three letters or more, not a generic word) is in the question."""
+    words = question_shape(q).words
+    return any(len(w) > 2 and w not in GENERIC and w in words for w in name_tokens(table))

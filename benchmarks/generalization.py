@@ -10,6 +10,7 @@ open dev split (all 646 questions, 14 databases) only says whether a change hold
     GROUNDSQL_THREADS=1 python benchmarks/generalization.py run --split dev --preset auto --option checks_off=units
     # the report over every run under runs/ (Markdown + PNG), each run compared with the baseline of its split
     python benchmarks/generalization.py report --baseline auto@39de551
+    python benchmarks/generalization.py gold     # every check on the training databases' gold queries (no model)
 
 Per check, the report counts the exact rewrites each run applied (`shape_repairs` in a run's records) whose
 query before and after score differently against the gold: right answers made wrong, wrong answers made right.
@@ -23,7 +24,6 @@ import os
 import platform
 import shlex
 import statistics
-import subprocess
 import sys
 from collections import Counter, defaultdict
 from pathlib import Path
@@ -53,7 +53,7 @@ def main(argv: list[str] | None = None) -> int:
     gold = commands.add_parser("gold", help="every check on the gold queries of the training databases (no model)")
     gold.add_argument("--limit", type=int, default=None, help="at most this many questions (file order)")
     gold.add_argument("--out", type=Path, default=RESULTS / "gold_checks.json")
-    report = commands.add_parser("report", help="write report.md and report.png from every run")
+    report = commands.add_parser("report", help="write generalization.md and .png from every run")
     report.add_argument("--baseline", default=None, help="LABEL@COMMIT of the run each run is compared with")
     report.add_argument("--runs", type=Path, default=RESULTS / "runs")
     report.add_argument("--out", type=Path, default=RESULTS)
@@ -70,9 +70,9 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def head_commit() -> str:
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True, text=True)
-    dirty = subprocess.run(["git", "diff", "--quiet", "HEAD", "--", "src"], cwd=REPO).returncode != 0
-    return commit.stdout.strip() + ("-dirty" if dirty else "")
+    from provenance import current_commit
+
+    return current_commit(REPO)
 
 
 def run_split(args: argparse.Namespace, argv: list[str]) -> int:
@@ -242,10 +242,14 @@ def write_report(runs_dir: Path, out: Path, baseline: str | None) -> None:
         lines += [f"## {split}", "", "| run | code | questions | EX % | " + ("EX by fold % | " if split == "train"
                   else "") + "calls (median / mean) | p50 / p90 s | evaluated tokens | conf ≥ 0.8: share / right % |",
                   "|---|---|---:|---:|" + ("---|" if split == "train" else "") + "---|---|---:|---|"]
+        from provenance import check_row_commits
+
+        commits = {name: _commit(folder / name) for name in runs}
+        check_row_commits([(f"| {name} | {commits[name]} |", commits[name]) for name in runs])
         for name, records in runs.items():
             s = _stats(records)
             folds = " / ".join(f"{v:.0f}" for v in s["folds"].values())
-            lines.append(f"| {name} | {_commit(folder / name)} | {s['n']} | {s['ex']:.1f} | "
+            lines.append(f"| {name} | {commits[name]} | {s['n']} | {s['ex']:.1f} | "
                          + (f"{folds} | " if split == "train" else "")
                          + f"{s['calls_median']:g} / {s['calls_mean']:.2f} | {s['p50']:.1f} / {s['p90']:.1f} | "
                          f"{s['tokens']:.0f} | {s['sure_share']:.0f} / {s['sure_right']:.1f} |")
@@ -278,14 +282,14 @@ def write_report(runs_dir: Path, out: Path, baseline: str | None) -> None:
     if gold.is_file():
         lines += _gold_section(json.loads(gold.read_text(encoding="utf-8")))
     out.mkdir(parents=True, exist_ok=True)
-    notes = out / "report.md"
+    notes = out / "generalization.md"
     kept = ""
     marker = "<!-- analysis: written by hand, kept when the tables above are regenerated -->"
     if notes.is_file() and marker in notes.read_text(encoding="utf-8"):
         kept = notes.read_text(encoding="utf-8").split(marker, 1)[1]
-    lines += ["![EX per run and split](report.png)", "", marker]
+    lines += ["![EX per run and split](generalization.png)", "", marker]
     notes.write_text("\n".join(lines) + kept, encoding="utf-8")
-    _plot(plot, out / "report.png")
+    _plot(plot, out / "generalization.png")
     print(notes.read_text(encoding="utf-8"))
 
 

@@ -85,6 +85,13 @@ BENCHMARKS: dict[str, Benchmark] = {b.name: b for b in [
               "engines.md", RESUMABLE),
     Benchmark("first_answer", "a person waiting: the first answers on the demo shop and Chinook, stage by stage",
               (Step("first_answer.py", env={"GROUNDSQL_THREADS": "2"}),), "first_answer.md"),
+    Benchmark("generalization", "accuracy, cost and calibration on Spider's training folds (where choices are made) "
+                                "and the open dev split (held out); every check on the training gold queries",
+              (Step("generalization.py", ("run", "--split", "train", "--preset", "auto"), env=THREADS_1),
+               Step("generalization.py", ("run", "--split", "dev", "--preset", "auto"), env=THREADS_1),
+               Step("generalization.py", ("gold",), forward=False),
+               Step("generalization.py", ("report",), forward=False)),
+              "generalization.md", RESUMABLE),
     Benchmark("fk_inference", "foreign keys inferred with the declared ones stripped",
               (Step("fk_inference.py"),), "fk_inference.md"),
     Benchmark("knowledge_use", "20 demo-shop questions that need a business rule, with and without the knowledge folder",

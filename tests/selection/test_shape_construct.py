@@ -22,7 +22,7 @@ from groundsql.selection.shape import SHAPE_CHECKS, shape_findings
 
 pytestmark = pytest.mark.integration
 
-NEW = ("anti_join", "join_edge", "value_grounding", "units", "both_in", "entity_key")
+NEW = ("anti_join", "join_edge", "value_grounding", "units", "both_in", "entity_key", "group_key")
 
 
 @pytest.fixture(scope="module")
@@ -175,3 +175,16 @@ def test_each_check_can_be_switched_off(clinic, catalog) -> None:
     ctx = context(clinic, catalog, "Which owners have no pets?", checks_off=["anti_joins"])
     with pytest.raises(ConfigError, match="unknown check"):
         sanity_check(ctx, execute_candidate(ctx, sql, source="test"), checks=CHECKS + SHAPE_CHECKS)
+
+
+def test_both_with_two_ranges_no_value_meets_becomes_an_intersection(clinic, catalog) -> None:
+    finding = fired(clinic, catalog, "Which owners have both a pet numbered above 7.5 and one numbered below 7.5?",
+                    "SELECT p.owner_id FROM pet AS p WHERE p.pet_id > 7.5 AND p.pet_id < 7.5", "both_in")
+    assert "INTERSECT" in finding.rewrite.upper()
+    assert rows_of(clinic, catalog, finding.rewrite) == [(5,)]
+
+
+def test_a_count_per_group_shows_its_group(clinic, catalog) -> None:
+    finding = fired(clinic, catalog, "How many pets are there of each kind?",
+                    "SELECT count(*) FROM pet GROUP BY kind", "group_key")
+    assert rows_of(clinic, catalog, finding.rewrite) == [("bird", 1), ("cat", 4), ("dog", 3)]

@@ -23,6 +23,7 @@ from groundsql.selection.shapes import (
     entity_column,
     entity_key,
     extra_join,
+    group_key,
     join_edge,
     list_asked,
     missing_column,
@@ -44,7 +45,7 @@ MODULES: list[ModuleType] = [
     both_values, question_value, distinct_asked, extra_join, count_rank, aggregate_asked, comparison_asked,
     unread_table, ungrouped, comparison_direction,
     # right by construction: the join graph, keys, the query tree and the stored values are the evidence
-    anti_join, join_edge, value_grounding, units, both_in, entity_key,
+    anti_join, join_edge, value_grounding, units, both_in, entity_key, group_key,
 ]
 
 #: Check name (its module's name) → its function.

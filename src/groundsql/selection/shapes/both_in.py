@@ -1,6 +1,7 @@
 """``both_in``: 'both A and B' answered with `c IN ('A', 'B')` (or `c = 'A' OR c = 'B'`), which keeps the rows
-with either value. Where the question says both values after 'both', the items wanted have a row with each.
-Rewrite: the two conditions as an INTERSECT of the shown columns."""
+with either value, or with two ranges of one column no value can be in at once (`c > 2005 AND c < 2000`: always
+empty). Where the question says 'both', the items wanted have a row with each. Rewrite: the two conditions as an
+INTERSECT of the shown columns."""
 
 from __future__ import annotations
 
@@ -22,6 +23,28 @@ def check(q: QueryView) -> list[Finding]:
             or any(e.find(exp.AggFunc) for e in select.expressions):
         return []
     after = text[match.end():].lower()
+    disjoint = _disjoint_ranges(where.this)
+    if disjoint is not None:
+        first, second = disjoint
+        parts = []
+        for dropped in (second, first):
+            part = select.copy()
+            target = next(n for n in part.find_all(type(dropped)) if n == dropped)
+            if isinstance(target.parent, exp.And):
+                target.parent.replace(next(s for s in (target.parent.this, target.parent.expression)
+                                           if s is not target))
+            else:
+                continue
+            for key in ("order", "limit", "offset"):
+                part.set(key, None)
+            parts.append(part)
+        if len(parts) == 2:
+            sql = exp.intersect(parts[0], parts[1], distinct=True).sql(dialect=q.ctx.db.dialect)
+            shown = " and ".join(c.sql(dialect=q.ctx.db.dialect) for c in (first, second))
+            return [Finding(
+                NAME, f"the question asks for both, but the query requires {shown} of one row at once, which none "
+                      "can satisfy", f"No value satisfies {shown} at once; items with one row of each kind are the "
+                                      "intersection of one query per condition.", rewrite=sql)]
     for node in where.find_all(exp.In, exp.Or):
         pair = _either(node)
         if pair is None:
@@ -45,6 +68,27 @@ def check(q: QueryView) -> list[Finding]:
             f"'Both {values[0]} and {values[1]}' asks for items that have a row with each value; "
             f"{column.sql()} IN (…) keeps items with either. Intersect one query per value.", rewrite=sql)]
     return []
+
+
+def _disjoint_ranges(condition: exp.Expression) -> tuple[exp.Expression, exp.Expression] | None:
+    """Two conjuncts bounding one column to ranges that do not meet (`c > 2005 AND c < 2000`)."""
+    parts = list(condition.flatten()) if isinstance(condition, exp.And) else []
+    bounds = []
+    for part in parts:
+        if isinstance(part, (exp.GT, exp.GTE, exp.LT, exp.LTE)) and isinstance(part.this, exp.Column) \
+                and isinstance(part.expression, exp.Literal) and not part.expression.is_string:
+            bounds.append(part)
+    for i, low in enumerate(bounds):
+        for high in bounds[i + 1:]:
+            if low.this != high.this:
+                continue
+            below = next((b for b in (low, high) if isinstance(b, (exp.LT, exp.LTE))), None)
+            above = next((b for b in (low, high) if isinstance(b, (exp.GT, exp.GTE))), None)
+            if below is None or above is None:
+                continue
+            if float(above.expression.this) >= float(below.expression.this):
+                return above, below
+    return None
 
 
 def _either(node: exp.Expression) -> tuple[exp.Column, list[str]] | None:

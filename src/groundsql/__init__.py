@@ -6,6 +6,7 @@ A few verbs cover most uses::
     db = groundsql.connect("shop.sqlite")
     answer = groundsql.ask("How many orders were shipped last month?", db)
     print(answer.sql, answer.result.rows)
+    answer.to_pandas()                                   # a DataFrame (also to_polars, to_arrow)
     groundsql.ask("Revenue in fiscal Q1?", db, knowledge="shop.sqlite.knowledge")   # rules, glossary, examples
 """
 
@@ -20,3 +21,10 @@ from groundsql.knowledge import load_knowledge
 __all__ = ["Answer", "Candidate", "Database", "GroundsqlError", "Result", "ask", "connect", "evaluate",
            "load_knowledge", "profile"]
 __version__ = "0.1.0"
+
+
+def load_ipython_extension(ipython: object) -> None:
+    """``%load_ext groundsql``: registers the ``%ask`` / ``%%ask`` magic (see `groundsql.magic`)."""
+    from groundsql.magic import load_ipython_extension as load
+
+    load(ipython)

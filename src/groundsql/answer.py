@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from groundsql.db import Result
+from groundsql.errors import ConfigError
 from groundsql.trace import Trace
 
 
@@ -57,6 +58,41 @@ class Answer:
     # True when the run stopped early (a model deadline, a cancellation, the ask time limit) and this is the best
     # answer announced before it stopped (`Context.provisional`); `notes` says why.
     partial: bool = False
+    # The SQL dialect of the database asked (for reading the SQL back in a notebook); None when not known.
+    dialect: str | None = None
+
+    def to_pandas(self) -> Any:
+        """The result as a pandas DataFrame with the engine's column types (``groundsql[dataframes]``).
+
+        Raises:
+            ConfigError: the answer has no result, or pandas is not installed.
+        """
+        return self._table().to_pandas()
+
+    def to_polars(self) -> Any:
+        """The result as a polars DataFrame with the engine's column types (``groundsql[dataframes]``)."""
+        return self._table().to_polars()
+
+    def to_arrow(self) -> Any:
+        """The result as a pyarrow Table with the engine's column types (``groundsql[dataframes]``)."""
+        return self._table().to_arrow()
+
+    def _repr_html_(self) -> str:
+        """How Jupyter shows an answer: question, SQL, table, chart, confidence, warnings, explanation."""
+        from groundsql.notebook import answer_html
+
+        return answer_html(self)
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
+        """The HTML display plus a short text form (instead of the dataclass's full repr, trace included)."""
+        from groundsql.notebook import answer_html, answer_text
+
+        return {"text/html": answer_html(self), "text/plain": answer_text(self)}
+
+    def _table(self) -> Result:
+        if self.result is None:
+            raise ConfigError(f"this answer has no result table{f' ({self.error})' if self.error else ''}")
+        return self.result
 
     def to_dict(self, *, include_trace: bool = False) -> dict[str, Any]:
         """The JSON shape `groundsql ask --json` prints."""

@@ -90,4 +90,6 @@ def ask(
                   knowledge=knowledge, trace=trace if trace is not None else Trace(), on_provisional=on_provisional)
     if not (ctx.catalog.table_names if ctx.catalog is not None else ctx.schema.tables):
         raise ConfigError(f"{database.display} has no tables: there is nothing to ask about")
-    return run(ctx, preset)
+    answer = run(ctx, preset)
+    answer.dialect = database.dialect
+    return answer

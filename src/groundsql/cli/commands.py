@@ -70,6 +70,10 @@ model_timeout_option = click.option(
                                               "the source columns of each result column.")
 @click.option("--chart", "chart_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
               metavar="FILE", help="Write the automatic chart of the result to FILE (.png, .svg or .html).")
+@click.option("--out", "out_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              metavar="FILE", help="Also write the result to FILE: .csv, .parquet, .xlsx or .json (the question, the "
+                                   "SQL and the row cap go in its metadata where the format has room; see "
+                                   "docs/notebooks.md).")
 @click.option("--record/--no-record", default=True, show_default=True,
               help="Log the run to the local run store (see `groundsql runs`).")
 @click.option("-v", "--verbose", count=True,
@@ -84,7 +88,7 @@ model_timeout_option = click.option(
 @model_timeout_option
 @json_option
 def ask(question, question_file, db_url, model_spec, preset, evidence, samples, linker, experts, model_for,
-        preset_options, clarify, with_trace, explain, chart_path, record, verbose, use_catalog, knowledge_dir, timeout_s,
+        preset_options, clarify, with_trace, explain, chart_path, out_path, record, verbose, use_catalog, knowledge_dir, timeout_s,
         max_rows, allow_system_catalogs, model_timeout_s, as_json):
     """Answer QUESTION with SQL run read-only against --db.
 
@@ -107,6 +111,10 @@ def ask(question, question_file, db_url, model_spec, preset, evidence, samples, 
     if clarify:
         options["clarify"] = True
     options = validate_preset_options(preset, options)  # before the database or the model is opened
+    if out_path is not None:
+        from groundsql.exports import format_of
+
+        format_of(out_path)  # a bad suffix fails before the model runs
     # The model is checked next: a bad spec or a missing file fails before the database is opened.
     model = load_model(model_spec) if model_timeout_s is None else load_model(model_spec, timeout_s=model_timeout_s)
     db = connect(db_url, timeout_s=timeout_s, max_rows=max_rows, allow_system_catalogs=allow_system_catalogs)
@@ -128,6 +136,8 @@ def ask(question, question_file, db_url, model_spec, preset, evidence, samples, 
     explanation = explain_answer(answer, db) if explain or chart_path else None
     if chart_path:
         write_chart(answer, explanation, db, chart_path)
+    if out_path is not None:
+        write_out(answer, out_path, max_rows, quiet=as_json)
     if as_json:
         data = answer.to_dict(include_trace=with_trace)
         if explain and explanation is not None:
@@ -163,6 +173,19 @@ def ask(question, question_file, db_url, model_spec, preset, evidence, samples, 
     )
     if answer.error:
         raise SystemExit(1)
+
+
+def write_out(answer, path: Path, max_rows: int, *, quiet: bool = False) -> None:
+    """`ask --out`: the answer's result as a file (nothing is written when the answer has no result)."""
+    from groundsql.exports import write_export
+
+    if answer.result is None:
+        click.echo(f"no result to write to {path}", err=True)
+        return
+    write_export(answer.result, path, question=answer.question, sql=answer.sql, row_cap=max_rows)
+    if not quiet:
+        cut = " (cut at the row cap)" if answer.result.truncated else ""
+        click.echo(f"wrote {answer.result.row_count} row(s){cut} to {path}", err=True)
 
 
 def _show_provisional(data: dict) -> None:

@@ -15,6 +15,7 @@ import sqlalchemy as sa
 import sqlglot
 from sqlalchemy.pool import QueuePool, StaticPool
 
+from groundsql.db.column_types import declared_types, engine_types
 from groundsql.db.files import check_csv_file, check_not_empty, check_sqlite_file
 from groundsql.db.guard import ALLOWED_ROOTS, Scope, check_statement
 from groundsql.db.limits import EngineLimits, check_max_rows, check_timeout
@@ -68,6 +69,7 @@ class Database:
         self._scope: Scope | None = None
         self._scope_lock = threading.Lock()
         self._superuser: bool | None = None
+        self._declared: dict[str, dict[str, str] | None] = {}  # SQLite declared column types, per table
         self._engine = self._create_engine()
         self._engine_lock = threading.Lock()  # in-memory DuckDB has exactly one connection
         _warm_dialect(self.dialect)
@@ -106,8 +108,14 @@ class Database:
                                     allow_system_catalogs=self.allow_system_catalogs)
         max_rows = self.max_rows if max_rows is None else check_max_rows(max_rows)
         timeout_s = self.timeout_s if timeout_s is None else check_timeout(timeout_s)
-        return self._run(sql.strip().rstrip(";"), max_rows, timeout_s,
-                         server_cursor=isinstance(statement, ALLOWED_ROOTS))
+        result = self._run(sql.strip().rstrip(";"), max_rows, timeout_s,
+                           server_cursor=isinstance(statement, ALLOWED_ROOTS))
+        if self.backend == "sqlite" and result.columns:
+            try:
+                result.types = declared_types(statement, result.columns, self._declared_columns)
+            except Exception:  # noqa: BLE001 - types are a courtesy for DataFrames; the rows stand without them
+                log.debug("no declared types for %s", sql, exc_info=True)
+        return result
 
     def execute_catalog_query(self, sql: str, *, max_rows: int | None = None) -> Result:
         """groundsql's own introspection: a read-only query that may read system catalogs.
@@ -132,6 +140,16 @@ class Database:
 
     def close(self) -> None:
         self._engine.dispose()
+
+    def _declared_columns(self, table: str) -> dict[str, str] | None:
+        """SQLite: {column: declared type} of `table` (lowercase names), read once; None when there is none."""
+        cache = self._declared
+        key = table.lower()
+        if key not in cache:
+            with self._raw_connection() as raw:
+                rows = raw.execute("SELECT name, type FROM pragma_table_info(?)", (table,)).fetchall()
+            cache[key] = {str(name).lower(): str(kind or "") for name, kind in rows} or None
+        return cache[key]
 
     def __enter__(self) -> Database:
         return self
@@ -276,6 +294,7 @@ class Database:
                 try:
                     cursor.execute(sql)
                     columns = [d[0] for d in cursor.description or []]
+                    types = engine_types(self.backend, cursor.description)
                     rows = [tuple(r) for r in cursor.fetchmany(max_rows + 1)] if columns else []
                 finally:
                     _close_quietly(cursor)
@@ -298,6 +317,7 @@ class Database:
             truncated=truncated,
             elapsed_s=time.perf_counter() - started,
             sql=sql,
+            types=types if any(types) else [],
         )
 
     def _cursor(self, raw: Any, server_cursor: bool) -> Any:

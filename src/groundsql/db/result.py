@@ -24,6 +24,8 @@ class Result:
     elapsed_s: float = 0.0
     sql: str = ""
     notes: list[str] = field(default_factory=list)
+    #: Each column's type as the engine reported it (`db.column_types`); None (or an empty list) where unknown.
+    types: list[str | None] = field(default_factory=list)
 
     @property
     def row_count(self) -> int:
@@ -36,6 +38,24 @@ class Result:
             "row_count": self.row_count,
             "truncated": self.truncated,
         }
+
+    def to_pandas(self) -> Any:
+        """The rows as a pandas DataFrame with the engine's column types (needs ``groundsql[dataframes]``)."""
+        from groundsql.frames import to_pandas
+
+        return to_pandas(self)
+
+    def to_polars(self) -> Any:
+        """The rows as a polars DataFrame with the engine's column types (needs ``groundsql[dataframes]``)."""
+        from groundsql.frames import to_polars
+
+        return to_polars(self)
+
+    def to_arrow(self) -> Any:
+        """The rows as a pyarrow Table with the engine's column types (needs ``groundsql[dataframes]``)."""
+        from groundsql.frames import to_arrow
+
+        return to_arrow(self)
 
     def summary(self, *, threshold: int = SUMMARY_THRESHOLD, head: int = SUMMARY_HEAD) -> str:
         """Text for a prompt: the whole table when short, else the first rows plus per-column statistics."""

@@ -276,6 +276,13 @@ def create_app(workspace: Workspace, *, mcp: bool = True, host: str = "127.0.0.1
             raise NotFound(f"no run {run_id}")
         return json.loads(json.dumps(found, default=json_safe))
 
+    @v1.get("/runs/{run_id}/result", summary="Download a run's result as CSV, Parquet, Excel or JSON (its SQL run "
+            "again under the row cap)", response_class=StreamingResponse)
+    async def run_result(run_id: int, format: Literal["csv", "parquet", "xlsx", "json"] = "csv"
+                         ) -> StreamingResponse:
+        result, info = await in_pool(sql_pool, workspace.run_result, run_id)
+        return download_response(result, info, format, f"groundsql-run-{run_id}")
+
     @v1.post("/runs/{run_id}/mark", summary="Mark a run's answer right or wrong (with the corrected SQL)")
     async def mark(run_id: int, body: MarkRequest) -> dict[str, Any]:
         return await in_pool(sql_pool, workspace.mark_run, run_id, body.verdict, body.sql, body.learn)
@@ -423,6 +430,25 @@ def _mcp_endpoint(workspace: Workspace, host: str) -> tuple[Any, Any]:
     server = build_mcp_server(workspace)
     starlette_app = server.streamable_http_app(streamable_http_path="/mcp", host=host)
     return server, starlette_app.routes[0].endpoint
+
+
+def download_response(result: Any, info: Any, kind: str, stem: str) -> StreamingResponse:
+    """A result as a file download: CSV and JSON streamed a chunk of rows at a time, Parquet and Excel built
+    then sent in pieces; the row cap and whether it cut the result in headers (CSV has no room for them)."""
+    from groundsql.exports import MEDIA_TYPES, csv_chunks, export_bytes, json_chunks
+
+    if kind == "csv":
+        body: Any = csv_chunks(result)
+    elif kind == "json":
+        body = json_chunks(result, info)
+    else:
+        data = export_bytes(result, kind, info)
+        body = (data[i:i + 65536] for i in range(0, len(data), 65536))
+    headers = {"Content-Disposition": f'attachment; filename="{stem}.{kind}"', "Cache-Control": "no-store",
+               "X-Groundsql-Row-Count": str(info.row_count),
+               "X-Groundsql-Row-Cap": "" if info.row_cap is None else str(info.row_cap),
+               "X-Groundsql-Truncated": "true" if info.truncated else "false"}
+    return StreamingResponse(body, media_type=MEDIA_TYPES[kind], headers=headers)
 
 
 class NotFound(ConfigError):

@@ -13,10 +13,11 @@ from groundsql.api import ask as ask_question
 from groundsql.api import connect
 from groundsql.catalog import Catalog, build_catalog, cached_catalog, introspect
 from groundsql.conversations import ConversationStore, ask_in_conversation
-from groundsql.db import Database
+from groundsql.db import Database, Result
 from groundsql.errors import ConfigError, GroundsqlError
 from groundsql.evaluation.regression import suite_overview
 from groundsql.evaluation.suite import build_suite, default_suite_path
+from groundsql.exports import ExportInfo, info_for
 from groundsql.knowledge.listing import knowledge_summary, search_knowledge
 from groundsql.knowledge.options import KnowledgeOptions
 from groundsql.knowledge.store import Added, add_example, add_rule, default_folder
@@ -287,6 +288,21 @@ class Workspace:
         return {"database": name, "sql": sql, **table_payload(result),
                 "elapsed_s": round(time.perf_counter() - started, 3),
                 **explained(sql, result, db.dialect, self.catalog(name), self.column_types(name))}
+
+    def run_result(self, run_id: int) -> tuple[Result, ExportInfo]:
+        """A stored run's result, for download: its SQL run again (through the guard, under the server's row cap)
+        on the database it was asked of. The run store keeps no rows, so this is the result as of now."""
+        record = self.runs.get(run_id)
+        if record is None:
+            raise ConfigError(f"no run {run_id}")
+        if not record.get("sql"):
+            raise ConfigError(f"run {run_id} has no SQL to run (its answer failed or asked for a clarification)")
+        name = next((n for n, db in self.databases.items() if db.display == record["database"]), None)
+        if name is None:
+            raise ConfigError(f"no database of run {run_id} is served here ({record['database']})")
+        result = self.databases[name].execute(record["sql"], max_rows=self.options.max_rows)
+        return result, info_for(result, question=record["question"], sql=record["sql"],
+                                row_cap=self.options.max_rows)
 
     # -- asking -----------------------------------------------------------------------------------------
 

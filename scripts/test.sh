@@ -4,7 +4,7 @@
 # Extra arguments go to pytest, e.g. `bash scripts/test.sh -m unit`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/setup.sh "local,api,dev,server,analysis,spark"
+bash scripts/setup.sh "local,api,dev,server,analysis,spark,dataframes,notebook"
 cores=$(nproc 2>/dev/null || echo 1)
 workers="${GROUNDSQL_TEST_WORKERS:-$(( cores >= 2 ? 2 : 1 ))}"  # two where there are two cores or more
 if [ "$workers" -gt 1 ]; then

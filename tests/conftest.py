@@ -317,3 +317,19 @@ def spark_session(tmp_path_factory):
     session.sparkContext.setLogLevel("ERROR")
     yield session
     session.stop()
+
+
+@pytest.fixture()
+def ledger_duckdb(tmp_path: Path) -> Path:
+    """A DuckDB file with every kind of column and a row of NULLs."""
+    import duckdb
+
+    path = tmp_path / "ledger.duckdb"
+    con = duckdb.connect(str(path))
+    con.execute("CREATE TABLE entries (id BIGINT, booked DATE, amount DECIMAL(12, 2), memo VARCHAR, "
+                "posted TIMESTAMP, ok BOOLEAN, rate DOUBLE)")
+    con.execute("INSERT INTO entries VALUES (1, DATE '2024-01-31', 1234.50, 'rent', TIMESTAMP '2024-01-31 09:30:00', "
+                "true, 0.25), (2, DATE '2024-02-29', -0.05, 'fee', TIMESTAMP '2024-02-29 23:59:59', false, 1e-9), "
+                "(3, NULL, NULL, NULL, NULL, NULL, NULL)")
+    con.close()
+    return path

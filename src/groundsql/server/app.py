@@ -26,6 +26,7 @@ import groundsql
 from groundsql.db.result import json_safe
 from groundsql.errors import ConfigError, DatabaseError, GroundsqlError, ModelError, QueryTimeout
 from groundsql.inputs import MAX_EVIDENCE_CHARS, MAX_QUESTION_CHARS, check_evidence, check_question
+from groundsql.pipelines import PRESETS
 from groundsql.server.auth import UNAUTHORIZED, UNAUTHORIZED_MCP, token_matches
 from groundsql.server.gate import QueueFull, RunCancelled
 from groundsql.server.memory import TRIM_EVERY_S, trim_heap
@@ -115,6 +116,12 @@ class MarkRequest(BaseModel):
     learn: bool = Field(False, description="Also add the question with its right SQL as a verified example.")
 
 
+class SuiteRunRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    preset: str | None = Field(None, description="The preset to score the suite with (default: the server's).")
+
+
 class RuleRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -150,6 +157,7 @@ def create_app(workspace: Workspace, *, mcp: bool = True, host: str = "127.0.0.1
                 yield
         finally:
             trimmer.cancel()
+        workspace.suite_runner.stop()
         cancelled = workspace.cancel_all()
         if cancelled:
             log.info("shutting down: cancelled %d run(s) in flight", cancelled)
@@ -289,7 +297,17 @@ def create_app(workspace: Workspace, *, mcp: bool = True, host: str = "127.0.0.1
 
     @v1.get("/suites", summary="Evaluation suites: runs, the latest results and the diff with the run before")
     async def suites() -> dict[str, Any]:
-        return {"suites": await in_pool(sql_pool, workspace.suites)}
+        return {"suites": await in_pool(sql_pool, workspace.suites), "presets": sorted(PRESETS),
+                "default_preset": options.preset, "jobs": workspace.suite_runner.recent()}
+
+    @v1.post("/suites/{suite}/runs", summary="Start scoring a suite with a preset (in the background)",
+             status_code=202)
+    async def run_suite(suite: str, body: SuiteRunRequest | None = None) -> dict[str, Any]:
+        return await in_pool(sql_pool, workspace.run_suite, suite, (body or SuiteRunRequest()).preset)
+
+    @v1.get("/suites/jobs/{job_id}", summary="A suite run's progress: state, questions done, right so far")
+    async def suite_job(job_id: int) -> dict[str, Any]:
+        return workspace.suite_job(job_id)
 
     @v1.post("/databases/{name}/suite", summary="Build the database's suite from verified examples and marks",
              status_code=201)

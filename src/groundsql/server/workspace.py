@@ -35,6 +35,7 @@ from groundsql.server.payloads import (
     schema_types,
     table_payload,
 )
+from groundsql.server.suite_runs import SuiteRunner
 
 log = logging.getLogger("groundsql")
 
@@ -116,6 +117,7 @@ class Workspace:
         self._active: set[WatchedTrace] = set()
         self._active_lock = threading.Lock()
         self._knowledge_lock = threading.Lock()  # one addition to a knowledge folder at a time
+        self.suite_runner = SuiteRunner(self.gate)
 
     # -- databases ------------------------------------------------------------------------------------
 
@@ -277,6 +279,24 @@ class Workspace:
                 found.append({"database_name": served[overview["database"]], **overview})
         return found
 
+    def run_suite(self, suite: str, preset: str | None = None) -> dict[str, Any]:
+        """Start scoring the suite named `suite` (a file in `suites_dir`) with `preset` (default: the server's) in
+        the background; poll `suite_job` for its progress."""
+        chosen = preset or self.options.preset
+        if chosen not in PRESETS:
+            raise ConfigError(f"unknown preset {chosen!r}; choose one of: {', '.join(sorted(PRESETS))}")
+        path = self.suites_dir / f"{suite}.json"
+        if "/" in suite or "\\" in suite or suite.startswith(".") or not path.is_file():
+            raise ConfigError(f"no suite {suite!r}; build one first")
+        recorded = suite_overview(path, questions=False)["database"]
+        name = next((n for n, db in self.databases.items() if db.display == recorded), None)
+        if name is None:
+            raise ConfigError(f"no database of suite {suite!r} is served here ({recorded})")
+        return self.suite_runner.start(path, chosen, self.model, self.databases[name].target.url).to_dict()
+
+    def suite_job(self, job_id: int) -> dict[str, Any]:
+        return self.suite_runner.get(job_id).to_dict()
+
     # -- SQL --------------------------------------------------------------------------------------------
 
     def run_sql(self, sql: str, name: str | None = None, max_rows: int | None = None) -> dict[str, Any]:
@@ -372,6 +392,7 @@ class Workspace:
 
     def close(self) -> None:
         self.cancel_all()
+        self.suite_runner.stop()
         for db in self.databases.values():
             db.close()
 

@@ -246,6 +246,7 @@ function renderAnswer(card, answer) {
   if (answer.error) card.meta.append(el("div", { class: "error", "data-testid": "answer-error", text: "The query failed: " + answer.error }));
   renderSql(card, answer.sql);
   renderTable(card, answer);
+  if (answer.run_id && (answer.columns || []).length) card.results.append(renderDownload(answer));
   if (!state.profiled) loadSchema();  // the ask profiled the database: semantic types and row counts now exist
   if (answer.run_id) renderMark(card, answer);
 }
@@ -375,6 +376,39 @@ function renderTable(card, data) {
   }
   draw();
   results.append(table, pager);
+}
+
+// The run's result as a file from the server (typed columns; Parquet and Excel carry the question and the SQL).
+function renderDownload(answer) {
+  const format = el("select", { "data-testid": "download-format", title: "file format" },
+    ["csv", "parquet", "xlsx", "json"].map((f) => el("option", { value: f, text: f === "xlsx" ? "Excel" : f.toUpperCase() })));
+  const status = el("span", { class: "mark-status", "data-testid": "download-status" });
+  const button = el("button", { "data-testid": "download", text: "Download", title: "The result as a file: its SQL runs again under the row cap" });
+  button.addEventListener("click", async () => {
+    button.disabled = true;
+    status.textContent = "";
+    try {
+      const response = await fetch(`/v1/runs/${answer.run_id}/result?format=${format.value}`, { headers: headers() });
+      if (!response.ok) {
+        const data = await response.json().catch(() => ({}));
+        throw new Error((data.error && data.error.message) || response.statusText);
+      }
+      const url = URL.createObjectURL(await response.blob());
+      const link = el("a", { href: url, download: `groundsql-run-${answer.run_id}.${format.value}` });
+      document.body.append(link);
+      link.click();
+      link.remove();
+      setTimeout(() => URL.revokeObjectURL(url), 1000);
+      const cap = response.headers.get("X-Groundsql-Row-Cap");
+      status.textContent = `${response.headers.get("X-Groundsql-Row-Count")} row(s)` + (cap ? `, row cap ${cap}` : "")
+        + (response.headers.get("X-Groundsql-Truncated") === "true" ? " (cut at the cap)" : "");
+    } catch (err) {
+      status.textContent = "download failed: " + err.message;
+    } finally {
+      button.disabled = false;
+    }
+  });
+  return el("div", { class: "download", "data-testid": "download-bar" }, "Result as a file: ", format, " ", button, " ", status);
 }
 
 function compare(a, b) {

@@ -1,8 +1,9 @@
 // groundsql evaluation suite page: each suite's runs, the latest run question by question, and the diff with the
-// run before. Suites are built here (or with `groundsql eval suite build`) and run with `groundsql eval run`.
+// run before. Suites are built here (or with `groundsql eval suite build`) and run here with the Run button (or
+// with `groundsql eval run`).
 "use strict";
 
-const state = { token: sessionStorage.getItem("groundsql-token") || "" };
+const state = { token: sessionStorage.getItem("groundsql-token") || "", presets: [], defaultPreset: "", jobs: [] };
 const $ = (id) => document.getElementById(id);
 
 function el(tag, attrs = {}, ...children) {
@@ -48,8 +49,10 @@ function renderSuite(suite) {
   const box = el("section", { class: "suite", "data-testid": "suite", "data-suite": suite.name });
   box.append(el("h2", { text: `${suite.name} · ${suite.database_name}` }),
     el("div", { class: "meta", text: `${suite.questions} question(s) · built ${suite.built_at} · ${suite.database} (${suite.dialect})${suite.skipped ? ` · ${suite.skipped} item(s) left out` : ""}` }));
+  box.append(runControls(suite));
   if (!suite.runs.length) {
-    box.append(el("p", { "data-testid": "no-runs", text: `No run yet. Score it with: groundsql eval run ${suite.path} --preset PRESET --model SPEC` }));
+    box.append(el("p", { "data-testid": "no-runs", text: "No run yet: choose a preset and press Run (or, in a terminal: " +
+      `groundsql eval run ${suite.path} --preset PRESET).` }));
     return box;
   }
   box.append(el("h3", { text: "Runs" }), table(["run", "preset", "model", "EX %", "right", "excluded", "latency mean s", "tokens / question"],
@@ -80,10 +83,64 @@ function renderSuite(suite) {
   return box;
 }
 
-async function loadSuites() {
+// A preset choice and a Run button; while a run goes, its progress (polled), then the page shows its result.
+function runControls(suite) {
+  const preset = el("select", { "data-testid": "run-preset", title: "the pipeline preset to score the suite with" },
+    state.presets.map((p) => el("option", { value: p, selected: p === state.defaultPreset, text: p })));
+  const button = el("button", { "data-testid": "run-suite", text: "Run" });
+  const status = el("div", { class: "meta", "data-testid": "run-status" });
+  const bar = el("div", { class: "suite-run" }, "Score with preset ", preset, " ", button, status);
+  const running = state.jobs.find((j) => j.suite === suite.name && j.state === "running");
+  if (running) follow(running.id, button, status);
+  button.addEventListener("click", async () => {
+    button.disabled = true;
+    status.replaceChildren(el("span", { class: "running", text: "starting…" }));
+    try {
+      const job = await api(`/v1/suites/${encodeURIComponent(suite.name)}/runs`, { preset: preset.value });
+      follow(job.id, button, status);
+    } catch (err) {
+      status.replaceChildren(el("div", { class: "error", "data-testid": "run-error", text: err.message }));
+      button.disabled = false;
+    }
+  });
+  return bar;
+}
+
+async function follow(jobId, button, status) {
+  button.disabled = true;
+  for (;;) {
+    let job;
+    try {
+      job = await api(`/v1/suites/jobs/${jobId}`);
+    } catch (err) {
+      status.replaceChildren(el("div", { class: "error", "data-testid": "run-error", text: err.message }));
+      button.disabled = false;
+      return;
+    }
+    if (job.state === "running") {
+      status.replaceChildren(el("progress", { "data-testid": "run-progress", max: String(job.total || 1), value: String(job.done) }),
+        el("span", { class: "running", text: ` ${job.done} of ${job.total || "?"} question(s) · ${job.correct} right so far (${job.preset})` }));
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      continue;
+    }
+    if (job.state === "failed") {
+      status.replaceChildren(el("div", { class: "error", "data-testid": "run-error", text: "The run failed: " + job.error }));
+      button.disabled = false;
+      return;
+    }
+    await loadSuites(`Run finished: ${job.correct} of ${job.total} right (${job.preset}).`);
+    return;
+  }
+}
+
+async function loadSuites(finished) {
   const holder = $("suites");
   try {
     const data = await api("/v1/suites");
+    state.presets = data.presets || [];
+    state.defaultPreset = data.default_preset || "";
+    state.jobs = data.jobs || [];
+    if (finished) $("built").replaceChildren(el("div", { class: "clarify", "data-testid": "run-finished", text: finished }));
     holder.replaceChildren(...(data.suites.length ? data.suites.map(renderSuite)
       : [el("p", { class: "empty", "data-testid": "no-suites", text: "No suite yet. Mark answers right or wrong on the Ask page (or add verified examples), then build the suite." })]));
   } catch (err) {

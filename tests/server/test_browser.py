@@ -429,3 +429,117 @@ def test_mark_answers_build_the_suite_run_it_twice_and_see_the_diff(browser, tmp
         assert ui.errors == [] and ui.external == []
         ui.close()
     workspace.close()
+
+
+def test_each_answer_downloads_as_parquet_and_excel(browser, demo_server) -> None:
+    import io
+
+    pq = pytest.importorskip("pyarrow.parquet", reason="pyarrow is not installed (pip install 'groundsql[dataframes]')")
+    openpyxl = pytest.importorskip("openpyxl", reason="openpyxl is not installed (pip install 'groundsql[dataframes]')")
+    from playwright.sync_api import expect
+
+    ui = Page(browser, demo_server.url)
+    turn = ui.ask("How many customers per region?", 1)
+    shown = [r.split("\t") for r in turn.locator("[data-testid=result-table] tbody tr").all_inner_texts()]
+    bar = turn.locator("[data-testid=download-bar]")
+    bar.locator("[data-testid=download-format]").select_option("parquet")
+    with ui.page.expect_download() as download:
+        bar.locator("[data-testid=download]").click()
+    assert download.value.suggested_filename.endswith(".parquet")
+    table = pq.read_table(download.value.path())
+    assert [[str(v) for v in r.values()] for r in table.to_pylist()] == shown
+    assert table.schema.metadata[b"groundsql.question"] == b"How many customers per region?"
+    expect(bar.locator("[data-testid=download-status]")).to_have_text(f"{len(shown)} row(s), row cap 1000")
+    bar.locator("[data-testid=download-format]").select_option("xlsx")
+    with ui.page.expect_download() as download:
+        bar.locator("[data-testid=download]").click()
+    book = openpyxl.load_workbook(io.BytesIO(Path(download.value.path()).read_bytes()))
+    assert [[str(v) for v in r] for r in book["result"].iter_rows(min_row=2, values_only=True)] == shown
+    assert ui.errors == [] and ui.external == []
+    ui.close()
+
+
+def test_the_evaluation_page_runs_a_suite_and_shows_the_regression(browser, tmp_path: Path) -> None:
+    """Build the suite, press Run (progress while it runs), then run again with another preset after the model
+    improved: both runs, the latest answers and the diff appear without leaving the page."""
+    from click.testing import CliRunner
+    from playwright.sync_api import expect
+
+    from groundsql.cli import cli
+
+    path = tmp_path / "demo.sqlite"
+    assert CliRunner().invoke(cli, ["demo-db", str(path)]).exit_code == 0  # database and knowledge folder
+    active = "How many active customers are there?"
+    workspace = make_workspace(path, tmp_path, model=_suite_double(fixed={active}), preset="baseline")
+    with BackgroundServer(create_app(workspace)) as server:
+        ui = Page(browser, server.url)
+        for number, (question, _, _) in enumerate(SUITE_QUESTIONS, start=1):
+            turn = ui.ask(question, number)
+            turn.locator("[data-testid=mark-right]").click()  # these answers are the gold
+            expect(turn.locator("[data-testid=mark-status]")).to_have_text("marked right")
+        ui.page.click("[data-testid=suite-link]")
+        ui.page.click("[data-testid=build-suite]")
+        expect(ui.page.locator("[data-testid=build-report]")).to_contain_text("7 question(s)")
+        suite = ui.page.locator("[data-testid=suite]")
+        assert "press Run" in suite.locator("[data-testid=no-runs]").inner_text()
+        assert suite.locator("[data-testid=run-preset]").input_value() == "baseline"  # the server's preset
+        workspace.model = _suite_double(name="first")  # a model that gets the active customers wrong
+        suite.locator("[data-testid=run-suite]").click()
+        expect(ui.page.locator("[data-testid=run-finished]")).to_have_text(
+            "Run finished: 4 of 7 right (baseline).", timeout=60_000)
+        expect(ui.page.locator("[data-testid=runs] tbody tr")).to_have_count(1)
+
+        workspace.model = _suite_double(fixed={active}, name="second")
+        delays: list[str] = []
+        ui.page.route("**/v1/suites/jobs/*", lambda route: (delays.append(route.request.url), route.continue_()))
+        suite.locator("[data-testid=run-preset]").select_option("refine")
+        suite.locator("[data-testid=run-suite]").click()
+        expect(ui.page.locator("[data-testid=run-finished]")).to_have_text(
+            "Run finished: 5 of 7 right (refine).", timeout=60_000)
+        assert delays  # the page polled the run's progress
+        runs = ui.page.locator("[data-testid=runs] tbody tr")
+        expect(runs).to_have_count(2)
+        assert runs.nth(1).inner_text().split("\t")[1:5] == ["refine", "scripted:second", "71.4", "5/7"]
+        diff = ui.page.locator("[data-testid=diff]")
+        assert diff.locator("[data-testid=diff-counts]").inner_text().startswith("1 fixed, 0 broken")
+        assert diff.locator("[data-testid=diff-fixed]").inner_text() == active
+        ui.shot("ui-suite-run.png")
+        assert ui.errors == [] and ui.external == []
+        ui.close()
+    workspace.close()
+
+
+def test_the_notebook_display_of_an_answer(browser, demo_db: Path, tmp_path: Path) -> None:
+    """`Answer._repr_html_` (what Jupyter shows) in a real browser: question, highlighted SQL, the table with its
+    row count, the chart drawn offline as SVG, confidence, warnings and the reading of the SQL; nothing fetched."""
+    pytest.importorskip("vl_convert", reason="vl-convert is not installed (pip install 'groundsql[server]')")
+    from groundsql.api import ask
+    from groundsql.server.testing import demo_model
+
+    answer = ask("How many customers per region?", str(demo_db), model=demo_model(), preset="baseline")
+    answer.warnings.append("a <b>made-up</b> warning")  # escaped, not markup
+    page_html = f"<!doctype html><html><body>{answer._repr_html_()}</body></html>"
+    context = browser.new_context(viewport={"width": 1100, "height": 900})
+    page = context.new_page()
+    requests: list[str] = []
+    page.on("request", lambda r: requests.append(r.url))
+    page.set_content(page_html)
+    box = page.locator("[data-groundsql=answer]")
+    assert box.locator("[data-part=question]").inner_text() == "Q: How many customers per region?"
+    sql = box.locator("[data-part=sql]")
+    assert sql.inner_text().startswith("SELECT r.region_name")
+    assert sql.locator(".sql-keyword").first.inner_text() == "SELECT"
+    assert sql.locator(".sql-keyword").first.evaluate("e => getComputedStyle(e).color") == "rgb(207, 34, 46)"
+    rows = box.locator("[data-part=table] tbody tr")
+    assert rows.count() == 6 and rows.first.inner_text().split("\t") == ["Central", "45"]
+    assert box.locator("[data-part=row-count]").inner_text() == "6 rows"
+    bars = box.locator("[data-part=chart] svg .mark-rect path")
+    assert bars.count() == 6 and bars.first.bounding_box()["height"] > 10  # drawn, and visible
+    assert box.locator("[data-part=confidence]").inner_text() == f"{answer.confidence:.2f}"
+    assert box.locator("[data-part=warnings] li").first.inner_text() == "a <b>made-up</b> warning"
+    assert "Groups rows by r.region_name." in box.locator("[data-part=explanation]").inner_text()
+    assert requests == []
+    if SHOTS:
+        Path(SHOTS).mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(Path(SHOTS) / "notebook-answer.png"), full_page=True)
+    context.close()

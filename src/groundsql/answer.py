@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from groundsql.db import Result
@@ -76,6 +77,13 @@ class Answer:
     def to_arrow(self) -> Any:
         """The result as a pyarrow Table with the engine's column types (``groundsql[dataframes]``)."""
         return self._table().to_arrow()
+
+    def export(self, path: str | Path, *, row_cap: int | None = None) -> Path:
+        """Write the result to `path` (.csv, .parquet, .xlsx or .json) with the question and the SQL in the file's
+        metadata where the format has room (`groundsql.exports`); `row_cap`: the cap it ran under, stated too."""
+        from groundsql.exports import write_export
+
+        return write_export(self._table(), path, question=self.question, sql=self.sql, row_cap=row_cap)
 
     def _repr_html_(self) -> str:
         """How Jupyter shows an answer: question, SQL, table, chart, confidence, warnings, explanation."""

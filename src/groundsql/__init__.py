@@ -28,3 +28,23 @@ def load_ipython_extension(ipython: object) -> None:
     from groundsql.magic import load_ipython_extension as load
 
     load(ipython)
+
+
+def _show_answers_in_ipython() -> None:
+    """In a running IPython (a Jupyter kernel), an `Answer` shows itself as HTML from the moment groundsql is
+    imported (`groundsql.notebook`); elsewhere IPython is not even imported."""
+    import sys
+
+    if "IPython" not in sys.modules:
+        return
+    try:
+        ipython = sys.modules["IPython"].get_ipython()
+    except AttributeError:
+        return
+    if ipython is not None:
+        from groundsql.notebook import show_answers
+
+        show_answers(ipython)
+
+
+_show_answers_in_ipython()

@@ -80,22 +80,10 @@ class Answer:
 
     def export(self, path: str | Path, *, row_cap: int | None = None) -> Path:
         """Write the result to `path` (.csv, .parquet, .xlsx or .json) with the question and the SQL in the file's
-        metadata where the format has room (`groundsql.exports`); `row_cap`: the cap it ran under, stated too."""
-        from groundsql.exports import write_export
+        metadata where the format has room (`groundsql.db.exports`); `row_cap`: the cap it ran under, stated too."""
+        from groundsql.db.exports import write_export
 
         return write_export(self._table(), path, question=self.question, sql=self.sql, row_cap=row_cap)
-
-    def _repr_html_(self) -> str:
-        """How Jupyter shows an answer: question, SQL, table, chart, confidence, warnings, explanation."""
-        from groundsql.notebook import answer_html
-
-        return answer_html(self)
-
-    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
-        """The HTML display plus a short text form (instead of the dataclass's full repr, trace included)."""
-        from groundsql.notebook import answer_html, answer_text
-
-        return {"text/html": answer_html(self), "text/plain": answer_text(self)}
 
     def _table(self) -> Result:
         if self.result is None:

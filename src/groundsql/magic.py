@@ -7,11 +7,8 @@ conversation: a follow-up ("and by country?") is rewritten into a standalone que
 
 from __future__ import annotations
 
-import shlex
 from dataclasses import dataclass, field
 from typing import Any
-
-import click
 
 from groundsql.answer import Answer
 from groundsql.errors import ConfigError
@@ -80,25 +77,34 @@ class AskSession:
         return self.models[spec]
 
 
-@click.command(add_help_option=False, context_settings={"ignore_unknown_options": False})
-@click.option("--db", default=None)
-@click.option("--model", default=None)
-@click.option("--preset", default=None)
-@click.option("--max-rows", "max_rows", type=int, default=None)
-@click.option("--new", is_flag=True)
-@click.option("--record/--no-record", default=True)
-@click.argument("words", nargs=-1)
-def _options(**kwargs: Any) -> dict[str, Any]:
-    return kwargs
+_VALUED = {"--db": "db", "--model": "model", "--preset": "preset", "--max-rows": "max_rows"}
+_FLAGS = {"--new": ("new", True), "--record": ("record", True), "--no-record": ("record", False)}
 
 
 def _parse(line: str) -> tuple[dict[str, Any], list[str]]:
-    try:
-        values = _options.main(shlex.split(line), standalone_mode=False)
-    except click.ClickException as exc:
-        raise ConfigError(f"{exc.format_message()}\nusage: {USAGE}") from None
-    words = list(values.pop("words"))
-    return values, words
+    """The leading options of a magic's line, and the words after them (a line magic's question, verbatim:
+    quotes and apostrophes in it are the user's text, not shell syntax)."""
+    options: dict[str, Any] = {"db": None, "model": None, "preset": None, "max_rows": None, "new": False,
+                               "record": True}
+    words = line.split()
+    while words and words[0].startswith("--"):
+        word = words.pop(0)
+        name, _, inline = word.partition("=")
+        if name in _FLAGS and not inline:
+            key, value = _FLAGS[name]
+            options[key] = value
+        elif name in _VALUED:
+            if not inline and not words:
+                raise ConfigError(f"{name} needs a value\nusage: {USAGE}")
+            value = inline or words.pop(0)
+            if name == "--max-rows":
+                if not value.isdigit() or int(value) < 1:
+                    raise ConfigError(f"--max-rows takes a positive whole number, not {value!r}\nusage: {USAGE}")
+                value = int(value)
+            options[_VALUED[name]] = value
+        else:
+            raise ConfigError(f"unknown option {name}\nusage: {USAGE}")
+    return options, words
 
 
 _SESSIONS: dict[int, AskSession] = {}
@@ -110,7 +116,10 @@ def session_for(ipython: Any) -> AskSession:
 
 
 def load_ipython_extension(ipython: Any) -> None:
-    """Register ``%ask`` / ``%%ask`` (``%load_ext groundsql`` calls this)."""
+    """Register ``%ask`` / ``%%ask`` and the HTML display of answers (``%load_ext groundsql`` calls this)."""
+    from groundsql.notebook import show_answers
+
+    show_answers(ipython)
     session = session_for(ipython)
 
     def ask_magic(line: str, cell: str | None = None) -> Answer:

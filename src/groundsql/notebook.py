@@ -2,6 +2,8 @@
 
 The question, the SQL (highlighted from sqlglot's tokens), the first rows with the row count, the automatic chart
 (Vega-Lite drawn to SVG by vl-convert, offline), the confidence, the warnings and the SQL read back in words.
+`show_answers(ipython)` registers it with a shell's display formatters; `import groundsql` does so in a running
+IPython (a Jupyter kernel), and so does ``%load_ext groundsql``.
 """
 
 from __future__ import annotations
@@ -30,6 +32,13 @@ _CELL = "border: 1px solid #d0d7de; padding: 2px 8px; text-align: left"
 _COLOURS = {"keyword": "#cf222e", "string": "#0a3069", "number": "#0550ae", "comment": "#6e7781"}
 _STRINGS = {TokenType.STRING, TokenType.NATIONAL_STRING, TokenType.BIT_STRING, TokenType.HEX_STRING,
             TokenType.BYTE_STRING, TokenType.RAW_STRING}
+
+
+def show_answers(ipython: Any) -> None:
+    """Have `ipython` draw every `Answer` as `answer_html` (its text form: `answer_text`)."""
+    formatters = ipython.display_formatter.formatters
+    formatters["text/html"].for_type(Answer, answer_html)
+    formatters["text/plain"].for_type(Answer, lambda answer, printer, cycle: printer.text(answer_text(answer)))
 
 
 def answer_html(answer: Answer) -> str:

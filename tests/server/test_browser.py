@@ -510,7 +510,7 @@ def test_the_evaluation_page_runs_a_suite_and_shows_the_regression(browser, tmp_
 
 
 def test_the_notebook_display_of_an_answer(browser, demo_db: Path, tmp_path: Path) -> None:
-    """`Answer._repr_html_` (what Jupyter shows) in a real browser: question, highlighted SQL, the table with its
+    """`notebook.answer_html` (what Jupyter shows for an `Answer`) in a real browser: question, highlighted SQL, the table with its
     row count, the chart drawn offline as SVG, confidence, warnings and the reading of the SQL; nothing fetched."""
     pytest.importorskip("vl_convert", reason="vl-convert is not installed (pip install 'groundsql[server]')")
     from groundsql.api import ask
@@ -518,7 +518,9 @@ def test_the_notebook_display_of_an_answer(browser, demo_db: Path, tmp_path: Pat
 
     answer = ask("How many customers per region?", str(demo_db), model=demo_model(), preset="baseline")
     answer.warnings.append("a <b>made-up</b> warning")  # escaped, not markup
-    page_html = f"<!doctype html><html><body>{answer._repr_html_()}</body></html>"
+    from groundsql.notebook import answer_html
+
+    page_html = f"<!doctype html><html><body>{answer_html(answer)}</body></html>"
     context = browser.new_context(viewport={"width": 1100, "height": 900})
     page = context.new_page()
     requests: list[str] = []

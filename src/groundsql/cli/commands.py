@@ -112,7 +112,7 @@ def ask(question, question_file, db_url, model_spec, preset, evidence, samples, 
         options["clarify"] = True
     options = validate_preset_options(preset, options)  # before the database or the model is opened
     if out_path is not None:
-        from groundsql.exports import format_of
+        from groundsql.db.exports import format_of
 
         format_of(out_path)  # a bad suffix fails before the model runs
     # The model is checked next: a bad spec or a missing file fails before the database is opened.
@@ -177,7 +177,7 @@ def ask(question, question_file, db_url, model_spec, preset, evidence, samples, 
 
 def write_out(answer, path: Path, max_rows: int, *, quiet: bool = False) -> None:
     """`ask --out`: the answer's result as a file (nothing is written when the answer has no result)."""
-    from groundsql.exports import write_export
+    from groundsql.db.exports import write_export
 
     if answer.result is None:
         click.echo(f"no result to write to {path}", err=True)

@@ -2,7 +2,7 @@
 
 DuckDB names its types in the cursor description; PostgreSQL gives type OIDs and MySQL field codes, mapped here;
 SQLite reports none, so a column read straight from a table (or CAST to a type) takes the type the table declares.
-The names feed `groundsql.frames`, which turns a result into a DataFrame or an Arrow table with those types.
+The names feed `groundsql.db.frames`, which turns a result into a DataFrame or an Arrow table with those types.
 """
 
 from __future__ import annotations

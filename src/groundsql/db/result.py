@@ -41,19 +41,19 @@ class Result:
 
     def to_pandas(self) -> Any:
         """The rows as a pandas DataFrame with the engine's column types (needs ``groundsql[dataframes]``)."""
-        from groundsql.frames import to_pandas
+        from groundsql.db.frames import to_pandas
 
         return to_pandas(self)
 
     def to_polars(self) -> Any:
         """The rows as a polars DataFrame with the engine's column types (needs ``groundsql[dataframes]``)."""
-        from groundsql.frames import to_polars
+        from groundsql.db.frames import to_polars
 
         return to_polars(self)
 
     def to_arrow(self) -> Any:
         """The rows as a pyarrow Table with the engine's column types (needs ``groundsql[dataframes]``)."""
-        from groundsql.frames import to_arrow
+        from groundsql.db.frames import to_arrow
 
         return to_arrow(self)
 

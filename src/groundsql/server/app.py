@@ -453,7 +453,7 @@ def _mcp_endpoint(workspace: Workspace, host: str) -> tuple[Any, Any]:
 def download_response(result: Any, info: Any, kind: str, stem: str) -> StreamingResponse:
     """A result as a file download: CSV and JSON streamed a chunk of rows at a time, Parquet and Excel built
     then sent in pieces; the row cap and whether it cut the result in headers (CSV has no room for them)."""
-    from groundsql.exports import MEDIA_TYPES, csv_chunks, export_bytes, json_chunks
+    from groundsql.db.exports import MEDIA_TYPES, csv_chunks, export_bytes, json_chunks
 
     if kind == "csv":
         body: Any = csv_chunks(result)

@@ -14,10 +14,10 @@ from groundsql.api import connect
 from groundsql.catalog import Catalog, build_catalog, cached_catalog, introspect
 from groundsql.conversations import ConversationStore, ask_in_conversation
 from groundsql.db import Database, Result
+from groundsql.db.exports import ExportInfo, info_for
 from groundsql.errors import ConfigError, GroundsqlError
 from groundsql.evaluation.regression import suite_overview
 from groundsql.evaluation.suite import build_suite, default_suite_path
-from groundsql.exports import ExportInfo, info_for
 from groundsql.knowledge.listing import knowledge_summary, search_knowledge
 from groundsql.knowledge.options import KnowledgeOptions
 from groundsql.knowledge.store import Added, add_example, add_rule, default_folder

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from groundsql.db import Database
+from groundsql.db.exports import format_of, write_export
 from groundsql.errors import ConfigError
-from groundsql.exports import format_of, write_export
 
 pytestmark = pytest.mark.integration
 pd = pytest.importorskip("pandas", reason="pandas is not installed (pip install 'groundsql[dataframes]')")

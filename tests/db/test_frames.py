@@ -11,8 +11,8 @@ import pytest
 
 from groundsql.answer import Answer
 from groundsql.db import Database
+from groundsql.db.frames import column_kinds
 from groundsql.errors import ConfigError
-from groundsql.frames import column_kinds
 from groundsql.trace import Trace
 
 pytestmark = pytest.mark.integration

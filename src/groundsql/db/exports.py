@@ -2,7 +2,7 @@
 format has room for them (Parquet: the schema's metadata; Excel: the workbook's properties and a `query` sheet;
 JSON: fields beside the rows; CSV has none: the HTTP API sends them as headers).
 
-Column types come from `groundsql.frames` (dates stay dates, decimals exact, NULLs empty), so a file read back
+Column types come from `groundsql.db.frames` (dates stay dates, decimals exact, NULLs empty), so a file read back
 by pandas, pyarrow or openpyxl holds the rows the answer returned. Parquet needs pyarrow and Excel openpyxl
 (``pip install 'groundsql[dataframes]'``).
 """
@@ -19,9 +19,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
+from groundsql.db.frames import BYTES, DECIMAL, column_kinds, column_values, to_arrow
 from groundsql.db.result import Result
 from groundsql.errors import ConfigError
-from groundsql.frames import BYTES, DECIMAL, column_kinds, column_values, to_arrow
 
 FORMATS = ("csv", "parquet", "xlsx", "json")
 MEDIA_TYPES = {"csv": "text/csv; charset=utf-8", "parquet": "application/vnd.apache.parquet",

@@ -12,9 +12,8 @@ import datetime as dt
 import decimal
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
-from groundsql.db.result import Result, json_safe
 from groundsql.errors import ConfigError
 
 INT, FLOAT, DECIMAL, BOOL, STRING, DATE, DATETIME, TIME, BYTES, NULL = (
@@ -22,6 +21,14 @@ INT, FLOAT, DECIMAL, BOOL, STRING, DATE, DATETIME, TIME, BYTES, NULL = (
 
 _DECIMAL_TYPE = re.compile(r"^(?:DECIMAL|NUMERIC)\s*\(\s*(\d+)\s*(?:,\s*(\d+)\s*)?\)")
 _ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+
+
+class Result(Protocol):
+    """What a conversion reads of a `groundsql.db.Result` (named here so that `db.result` may import this module)."""
+
+    columns: list[str]
+    rows: list[tuple[Any, ...]]
+    types: list[str | None]
 
 
 @dataclass(frozen=True)
@@ -169,7 +176,7 @@ def _convert(value: Any, kind: str) -> Any:
         return bytes(value)
     if kind in (TIME, NULL):
         return value
-    return value if isinstance(value, str) else str(json_safe(value))
+    return value if isinstance(value, str) else str(value)
 
 
 def _iso_date(text: str) -> dt.date | None:

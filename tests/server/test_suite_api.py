@@ -60,7 +60,8 @@ def test_mark_an_answer_right_or_wrong_with_a_checked_correction(api, shop: Path
 
 def test_build_a_suite_and_see_its_runs_and_diff(api) -> None:
     client, workspace = api
-    assert client.get("/v1/suites").json() == {"suites": []}
+    empty = client.get("/v1/suites").json()
+    assert empty["suites"] == [] and empty["jobs"] == [] and empty["default_preset"] in empty["presets"]
     asked = client.post("/v1/ask", json={"question": "How many customers per region?"}).json()
     client.post(f"/v1/runs/{asked['run_id']}/mark", json={"verdict": "right"})
     built = client.post("/v1/databases/shop/suite")

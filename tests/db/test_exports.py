@@ -147,3 +147,19 @@ def test_cli_ask_out_refuses_a_bad_suffix_before_the_model_runs(demo_db: Path, t
     monkeypatch.setattr(commands, "load_model", lambda spec=None, **kw: pytest.fail("the model was loaded"))
     run = CliRunner().invoke(cli, ["ask", "q?", "--db", str(demo_db), "--out", str(tmp_path / "x.txt")])
     assert run.exit_code == 2 and "use a .csv, .parquet, .xlsx or .json file" in run.output
+
+
+def test_cli_sql_out_writes_the_statement_result(ledger_duckdb: Path, tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from groundsql.cli import cli
+
+    out = tmp_path / "entries.parquet"
+    run = CliRunner().invoke(cli, ["sql", SQL, "--db", str(ledger_duckdb), "--out", str(out)])
+    assert run.exit_code == 0, run.output
+    assert f"wrote 3 row(s) to {out}" in run.output
+    table = pq.read_table(out)
+    assert table.column_names == ["id", "booked", "amount", "memo", "posted", "ok", "rate"]
+    assert [r["amount"] for r in table.to_pylist()] == [Decimal("1234.50"), Decimal("-0.05"), None]
+    assert table.schema.metadata[b"groundsql.sql"] == SQL.encode()
+    assert table.schema.metadata[b"groundsql.row_cap"] == b"1000"

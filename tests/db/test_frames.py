@@ -112,3 +112,32 @@ def test_a_missing_library_names_the_extra(ledger_duckdb: Path, monkeypatch: pyt
     monkeypatch.setitem(sys.modules, "polars", None)  # import polars now raises ImportError
     with pytest.raises(ConfigError, match=r"to_polars\(\) needs polars: pip install 'groundsql\[dataframes\]'"):
         result.to_polars()
+
+
+SERVER_TABLE = ("CREATE TABLE entries (id BIGINT, booked DATE, amount NUMERIC(12, 2), memo VARCHAR(20), "
+                "posted TIMESTAMP NULL, ok BOOLEAN, rate DOUBLE PRECISION)")
+SERVER_ROWS = ("INSERT INTO entries VALUES (1, '2024-01-31', 1234.50, 'rent', '2024-01-31 09:30:00', true, 0.25), "
+               "(2, NULL, NULL, NULL, NULL, NULL, NULL)")
+
+
+@pytest.mark.parametrize("server", ["postgres_database", "mysql_database"])
+def test_server_engines_report_their_types(server: str, request: pytest.FixtureRequest) -> None:
+    """PostgreSQL's type OIDs and MySQL/MariaDB's field codes become the same names, hence the same columns."""
+    import sqlalchemy as sa
+
+    url = request.getfixturevalue(server)
+    engine = sa.create_engine(url if server == "postgres_database" else url.replace("mysql://", "mysql+pymysql://"))
+    with engine.begin() as conn:
+        conn.execute(sa.text(SERVER_TABLE))
+        conn.execute(sa.text(SERVER_ROWS))
+    engine.dispose()
+    result = Database(url).execute("SELECT * FROM entries ORDER BY id")
+    table = result.to_arrow()
+    assert str(table.schema.field("booked").type) == "date32[day]"
+    amount = table.schema.field("amount").type
+    assert amount.scale == 2 and amount.precision in (12, 13)  # MySQL's width counts the sign: 13 holds them all
+    assert str(table.schema.field("posted").type) == "timestamp[us]"
+    assert str(table.schema.field("id").type) == "int64" and str(table.schema.field("rate").type) == "double"
+    assert table.to_pylist()[0]["amount"] == Decimal("1234.50")
+    assert table.to_pylist()[0]["ok"] in (True, 1)  # MySQL's BOOLEAN is TINYINT(1)
+    assert table.to_pylist()[1] == dict.fromkeys(result.columns) | {"id": 2}

@@ -34,6 +34,10 @@ timeout_option = click.option("--timeout", "timeout_s", type=float, default=DEFA
                               help="Statement time limit in seconds.")
 rows_option = click.option("--max-rows", type=int, default=DEFAULT_MAX_ROWS, show_default=True,
                            help="Row cap per statement; longer results are cut and flagged.")
+out_option = click.option(
+    "--out", "out_path", type=click.Path(dir_okay=False, path_type=Path), default=None, metavar="FILE",
+    help="Also write the result to FILE: .csv, .parquet, .xlsx or .json (the question, the SQL and the row cap go "
+         "in its metadata where the format has room; see docs/notebooks.md).")
 json_option = click.option("--json", "as_json", is_flag=True, help="Print exactly one JSON object.")
 knowledge_option = click.option(
     "--knowledge", "knowledge_dir", type=click.Path(exists=True, file_okay=False, path_type=Path), default=None,
@@ -70,10 +74,7 @@ model_timeout_option = click.option(
                                               "the source columns of each result column.")
 @click.option("--chart", "chart_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
               metavar="FILE", help="Write the automatic chart of the result to FILE (.png, .svg or .html).")
-@click.option("--out", "out_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              metavar="FILE", help="Also write the result to FILE: .csv, .parquet, .xlsx or .json (the question, the "
-                                   "SQL and the row cap go in its metadata where the format has room; see "
-                                   "docs/notebooks.md).")
+@out_option
 @click.option("--record/--no-record", default=True, show_default=True,
               help="Log the run to the local run store (see `groundsql runs`).")
 @click.option("-v", "--verbose", count=True,
@@ -177,15 +178,20 @@ def ask(question, question_file, db_url, model_spec, preset, evidence, samples, 
 
 def write_out(answer, path: Path, max_rows: int, *, quiet: bool = False) -> None:
     """`ask --out`: the answer's result as a file (nothing is written when the answer has no result)."""
-    from groundsql.db.exports import write_export
-
     if answer.result is None:
         click.echo(f"no result to write to {path}", err=True)
         return
-    write_export(answer.result, path, question=answer.question, sql=answer.sql, row_cap=max_rows)
+    write_result(answer.result, path, question=answer.question, sql=answer.sql, max_rows=max_rows, quiet=quiet)
+
+
+def write_result(result, path: Path, *, question: str, sql: str, max_rows: int, quiet: bool = False) -> None:
+    """`--out`: a result as a .csv/.parquet/.xlsx/.json file, saying on stderr how many rows went in."""
+    from groundsql.db.exports import write_export
+
+    write_export(result, path, question=question, sql=sql, row_cap=max_rows)
     if not quiet:
-        cut = " (cut at the row cap)" if answer.result.truncated else ""
-        click.echo(f"wrote {answer.result.row_count} row(s){cut} to {path}", err=True)
+        cut = " (cut at the row cap)" if result.truncated else ""
+        click.echo(f"wrote {result.row_count} row(s){cut} to {path}", err=True)
 
 
 def _show_provisional(data: dict) -> None:
@@ -219,11 +225,12 @@ def _read_question(question: str | None, question_file) -> str:
 @db_option
 @click.option("--file", "query_file", type=click.File("r"), default=None, metavar="PATH",
               help="Read the statement from a file ('-' for standard input).")
+@out_option
 @timeout_option
 @rows_option
 @system_catalogs_option
 @json_option
-def sql(query, db_url, query_file, timeout_s, max_rows, allow_system_catalogs, as_json):
+def sql(query, db_url, query_file, out_path, timeout_s, max_rows, allow_system_catalogs, as_json):
     """Run one read-only QUERY through the same guard and limits that model-written SQL gets.
 
     QUERY is the statement, or '-' to read it from standard input. Put '--' before a statement that
@@ -236,6 +243,7 @@ def sql(query, db_url, query_file, timeout_s, max_rows, allow_system_catalogs, a
       SELECT Country, count(*) FROM singer GROUP BY 1"
       groundsql sql --db concert_singer.sqlite --file report.sql
       cat report.sql | groundsql sql - --db concert_singer.sqlite
+      groundsql sql "SELECT * FROM singer" --db concert_singer.sqlite --out singers.parquet
     """
     from groundsql.inputs import check_text
 
@@ -248,9 +256,15 @@ def sql(query, db_url, query_file, timeout_s, max_rows, allow_system_catalogs, a
     if not query or not query.strip():
         raise click.UsageError("no statement: give QUERY, '-' for standard input, or --file PATH")
     query = check_text(query, "query")
+    if out_path is not None:
+        from groundsql.db.exports import format_of
+
+        format_of(out_path)
     db = connect(db_url, timeout_s=timeout_s, max_rows=max_rows, allow_system_catalogs=allow_system_catalogs)
     started = time.perf_counter()
     result = db.execute(query)
+    if out_path is not None:
+        write_result(result, out_path, question="", sql=query, max_rows=max_rows, quiet=as_json)
     if as_json:
         print_json({"question": None, "sql": query, **result.to_dict(), "preset": None, "model": None,
                     "elapsed_s": round(time.perf_counter() - started, 3),

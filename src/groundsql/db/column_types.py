@@ -30,10 +30,18 @@ def engine_types(backend: str, description: Any) -> list[str | None]:
         code = column[1] if len(column) > 1 else None
         if code is None:
             names.append(None)
-        elif backend == "postgresql":
-            names.append(_POSTGRES.get(code) if isinstance(code, int) else None)
-        elif backend == "mysql":
-            names.append(_MYSQL.get(code) if isinstance(code, int) else None)
+        elif backend in ("postgresql", "mysql"):
+            table = _POSTGRES if backend == "postgresql" else _MYSQL
+            name = table.get(code) if isinstance(code, int) else None
+            precision, scale = (column[4], column[5]) if len(column) > 5 else (None, None)
+            if backend == "mysql" and isinstance(precision, int) and isinstance(scale, int):
+                # MySQL reports the display width: the digits, the decimal point and (signed) the sign; a
+                # precision one too large for a signed column holds every value, one too small would not
+                precision -= 1 if scale > 0 else 0
+            if name in ("NUMERIC", "DECIMAL") and isinstance(precision, int) and isinstance(scale, int) \
+                    and 0 < precision <= 76:
+                name = f"{name}({precision},{scale})"
+            names.append(name)
         elif backend == "duckdb":
             names.append(str(code).upper() or None)
         else:

@@ -188,3 +188,19 @@ def test_a_count_per_group_shows_its_group(clinic, catalog) -> None:
     finding = fired(clinic, catalog, "How many pets are there of each kind?",
                     "SELECT count(*) FROM pet GROUP BY kind", "group_key")
     assert rows_of(clinic, catalog, finding.rewrite) == [("bird", 1), ("cat", 4), ("dog", 3)]
+
+
+def test_advisory_checks_warn_without_counting_against_the_answer(clinic, catalog) -> None:
+    from groundsql.pipelines.auto import auto
+
+    sql = ("SELECT o.name, count(*) FROM owner AS o JOIN pet AS p ON o.owner_id = p.owner_id "
+           "GROUP BY o.owner_id")
+    cheap = {}
+    for options in (AutoOptions(escalate=False), AutoOptions(escalate=False, advisory_checks=[])):
+        model = ScriptedModel([sql] * 4)
+        ctx = Context(question="How many pets does each owner have?", db=Database(str(clinic)),
+                      models={"default": model}, catalog=catalog, options=options)
+        answer = auto(ctx, options)
+        cheap[bool(options.advisory_checks)] = next(n for n in ctx.trace.notes("auto") if n.get("stage") == "cheap")
+        assert any("inner join drops" in w for w in answer.warnings), answer.warnings  # shown either way
+    assert cheap[True]["findings"] == 0 and cheap[False]["findings"] >= 1

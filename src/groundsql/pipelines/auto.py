@@ -11,7 +11,8 @@
    benchmark, `benchmarks/results/auto/auto.md`), so they stop at one call (`second_when=always`: the second
    framing on every question).
 3. Exact findings on both (question-shape and sanity checks, `selection.shape`, `selection.checks`).
-4. **Stop** when the two return the same rows and no check objects: two calls.
+4. **Stop** when the two return the same rows and no check objects: two calls. The `advisory_checks` (`row_loss`,
+   `type_trap`) only warn: on the training folds, escalating on them turned 5 right answers wrong and none right.
 5. Else **escalate**, reusing both candidates (`escalation_steps`, in order): a *focused* framing that names the
    tables and columns the drafts read and the keys joining them under the shared prefix (SSEV's PostSQL linking
    as a hint: the embedded model reads only the last lines), then a model repair told the exact findings; after
@@ -30,7 +31,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import Field
+from pydantic import Field, field_validator
 
 from groundsql.answer import Answer, Candidate
 from groundsql.context import Context
@@ -86,6 +87,21 @@ class AutoOptions(SsevOptions, StructureExampleOptions):
     max_candidates: int = Field(5, ge=2, le=12, description="most candidates in all, cheap ones included")
     max_calls: int | None = Field(None, ge=1, description="no escalation once this many model calls are spent")
     max_tokens: int | None = Field(None, ge=1, description="no escalation once this many tokens are spent")
+    advisory_checks: list[str] = Field(
+        ["row_loss", "type_trap"],
+        description="checks whose findings are shown as warnings but neither escalate, lower the confidence nor "
+                    "reach a repair prompt (on the training folds, escalating on them turned 5 right answers wrong "
+                    "and no wrong one right)")
+
+
+    @field_validator("advisory_checks", mode="before")
+    @classmethod
+    def _known_checks(cls, value: object) -> object:
+        names = [n.strip() for n in value.split(",") if n.strip()] if isinstance(value, str) else value
+        unknown = sorted(set(names or []) - set(CHECKS + SHAPE_CHECKS))
+        if unknown:
+            raise ValueError(f"unknown check {', '.join(unknown)}")
+        return names
 
 
 @preset("auto", "one call when the answer is plain, else two different cheap candidates, with exact checks and "
@@ -162,9 +178,19 @@ def _plain(ctx: Context, candidate: Candidate, findings: list[Finding]) -> bool:
 
 
 def _findings(ctx: Context, candidate: Candidate, options: AutoOptions) -> list[Finding]:
+    """The findings auto decides on: every check's but the advisory ones."""
     if not options.sanity or not candidate.ok:
         return []
-    return sanity_check(ctx, candidate, checks=CHECKS + SHAPE_CHECKS)
+    advisory = set(options.advisory_checks)
+    return sanity_check(ctx, candidate, checks=tuple(c for c in CHECKS + SHAPE_CHECKS if c not in advisory))
+
+
+def _advisory(ctx: Context, candidate: Candidate, options: AutoOptions) -> list[Finding]:
+    """The advisory checks' findings on the answer: warnings only."""
+    if not options.sanity or not candidate.ok or not options.advisory_checks:
+        return []
+    known = CHECKS + SHAPE_CHECKS
+    return sanity_check(ctx, candidate, checks=tuple(c for c in options.advisory_checks if c in known))
 
 
 def _agree(a: Candidate, b: Candidate) -> bool:
@@ -331,7 +357,7 @@ def _chosen(answer: Answer) -> Candidate:
 
 def _flag(ctx: Context, answer: Answer, options: AutoOptions, findings: list[Finding]) -> None:
     """Warnings from the checks; below `abstain_below`, a low-confidence note or a clarifying question."""
-    answer.warnings = [f.message for f in findings]
+    answer.warnings = [f.message for f in findings + _advisory(ctx, _chosen(answer), options)]
     confidence_ = answer.confidence or 0.0
     if confidence_ >= options.abstain_below or any("low confidence" in n for n in answer.notes):
         return

@@ -231,7 +231,11 @@ def write_report(runs_dir: Path, out: Path, baseline: str | None) -> None:
              f"Runs under `{_rel(runs_dir)}`, one folder per split and run, named `LABEL@COMMIT`; each run's "
              "`command.txt` holds the command that made it and the commit (more than one where it was resumed at "
              "another). Train: a fold-stratified sample of the training databases (`--dbs-per-fold "
-             f"{DBS_PER_FOLD} --per-db {PER_DB} --seed {SEED}`); dev: all of the open dev split's questions.", ""]
+             f"{DBS_PER_FOLD} --per-db {PER_DB} --seed {SEED}`); dev: the open dev split's questions (a run may cover "
+             "part of them: the comparisons below are on the questions both runs answered). Runs share one reply "
+             "store, so a run that came after another replays the calls they share: its p50/p90 measure the "
+             "database work and the calls it made itself, not what a user would wait (compare latency only between "
+             "runs that made their calls).", ""]
     plot: dict[str, dict[str, float]] = {}
     for split in sorted(SPLITS, reverse=True):
         folder = runs_dir / split
@@ -271,7 +275,8 @@ def write_report(runs_dir: Path, out: Path, baseline: str | None) -> None:
             effects += _check_effects(records, SPLITS[split])
         if effects:
             checks = sorted({c for c, _ in effects})
-            lines += ["", "Exact rewrites kept, scored before and after against the gold (all runs of the split):",
+            lines += ["", "Exact rewrites kept, scored before and after against the gold (summed over the runs of the "
+                      "split, so a question several runs share counts once per run):",
                       "", "| check | kept | made right | made wrong | same |", "|---|---:|---:|---:|---:|"]
             for check in checks:
                 kept = sum(effects[(check, e)] for e in ("made_right", "made_wrong", "same"))

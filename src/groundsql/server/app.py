@@ -168,6 +168,13 @@ def create_app(workspace: Workspace, *, mcp: bool = True, host: str = "127.0.0.1
     async def library_error(request: Request, exc: GroundsqlError) -> JSONResponse:
         return error_response(exc)
 
+    @app.exception_handler(Exception)
+    async def unexpected_error(request: Request, exc: Exception) -> JSONResponse:
+        # a bug, never the client's input: the documented error shape, no traceback and nothing echoed
+        log.error("unexpected %s on %s %s", type(exc).__name__, request.method, request.url.path, exc_info=exc)
+        return JSONResponse({"error": {"type": "InternalError", "message": "internal error; the server's log has "
+                                       "the details"}}, status_code=500)
+
     @app.exception_handler(RequestValidationError)
     async def invalid_request(request: Request, exc: RequestValidationError) -> JSONResponse:
         return JSONResponse({"error": {"type": "InvalidRequest", "message": validation_message(exc.errors())}},

@@ -65,6 +65,8 @@ class FuzzTarget:
     secret_file: str
     functions: list[str]
     close: Callable[[], None]
+    #: The planted other database: the generator's `groundsql_canary_db` is rewritten to it.
+    canary_db: str = security.CANARY_DB
 
 
 @dataclass
@@ -134,9 +136,15 @@ def make_fuzz_target(engine: str, folder: Path, *, timeout_s: float = 2.0) -> Fu
     limits = EngineLimits(memory_mb=512)
     if engine == "files":
         return _files_target(folder, env, timeout_s, limits)
-    if engine in ("postgres", "mysql"):
-        security.CANARY_DB = f"groundsql_fuzz_canary_{uuid.uuid4().hex[:6]}"  # not shared with a parallel run
-    made = security.make_target(engine, folder)
+    canary_db = security.CANARY_DB
+    if engine == "postgres":  # names of its own: the attack suite may run beside it (pytest-xdist)
+        canary_db = f"groundsql_fuzz_canary_{uuid.uuid4().hex[:6]}"
+        made = security.postgres_target(canary_db, f"groundsql_fuzz_role_{uuid.uuid4().hex[:6]}")
+    elif engine == "mysql":
+        canary_db = f"groundsql_fuzz_canary_{uuid.uuid4().hex[:6]}"
+        made = security.mysql_target(canary_db, f"groundsql_fuzz_{uuid.uuid4().hex[:6]}")
+    else:
+        made = security.make_target(engine, folder)
     secrets = list(made.secrets) + [env]
     extra_state: Callable[[], Any] = lambda: None  # noqa: E731
     if engine in ("sqlite", "duckdb"):
@@ -168,7 +176,7 @@ def make_fuzz_target(engine: str, folder: Path, *, timeout_s: float = 2.0) -> Fu
 
     secret_file = str(folder / "secret.txt")
     return FuzzTarget(engine, [db], [s for s in secrets if s], state, settings, secret_file,
-                      engine_functions(engine, db), close)
+                      engine_functions(engine, db), close, canary_db)
 
 
 def _files_target(folder: Path, env: str, timeout_s: float, limits: EngineLimits) -> FuzzTarget:
@@ -283,7 +291,7 @@ def run_case(target: FuzzTarget, case: Case, report: Report, *, timeout_s: float
              baseline: dict) -> None:
     """One statement through `Database.execute`, judged by every oracle."""
     engine = target.engine
-    sql = case.sql[DIALECT[engine]]
+    sql = case.sql[DIALECT[engine]].replace(security.CANARY_DB, target.canary_db)
     db = target.databases[case.number % len(target.databases)]
     started = time.perf_counter()
     detail = ""

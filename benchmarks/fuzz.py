@@ -204,6 +204,10 @@ def write_report(args: argparse.Namespace) -> int:
         part = OUT / name
         if part.exists():
             lines += ["", part.read_text().strip()]
+    if (OUT / "soak.md").exists():
+        lines += ["", "## Memory at full load", "", "The soak's own report: [soak.md](soak.md) (and soak.png)."]
+    if (OUT / "notes.md").exists():
+        lines += ["", (OUT / "notes.md").read_text().strip()]
     (OUT / "fuzz.md").write_text("\n".join(lines) + "\n")
 
     fig, ax = plt.subplots(figsize=(9, 4.5))

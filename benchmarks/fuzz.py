@@ -167,7 +167,7 @@ def write_report(args: argparse.Namespace) -> int:
     for engine, r in results.items():
         lines.append(f"- {engine}: `{r['command']}` at {r['commit']}, started {r['started']} "
                      f"(state and settings checked after every {r['check_state_every']} statement(s) the guard let "
-                     f"through; time limit {r['timeout_s']:g} s).")
+                     f"through; time limit {r['timeout_s']:g} s)." + (f" Note: {r['note']}." if r.get("note") else ""))
     machines = {r["machine"] for r in results.values()}
     lines += ["", f"Machine: {'; '.join(sorted(machines))}.", ""]
     kinds = sorted({key.split("|")[0] for r in results.values() for key in r["by_kind"]})

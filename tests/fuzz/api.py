@@ -153,7 +153,16 @@ def fuzz_api(requests: int, seed: int, folder: Path) -> ApiReport:
                       suppress_health_check=list(HealthCheck))
             @given(case=strategy)
             def probe(case: Any) -> None:
-                judge(case, case.call(), report)
+                try:
+                    response = case.call()
+                except Exception as exc:  # the app raised: a 500 to a client; recorded, and the run goes on
+                    report.requests += 1
+                    report.statuses[500] += 1
+                    report.problems.append({"operation": f"{case.operation.method.upper()} {case.operation.path}",
+                                            "status": 500, "problem": f"server exception {type(exc).__name__}",
+                                            "request": _describe(case)})
+                    return
+                judge(case, response, report)
 
             try:
                 probe()

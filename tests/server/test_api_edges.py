@@ -169,3 +169,12 @@ def test_an_unexpected_error_is_a_500_in_the_error_shape_without_a_traceback(wor
     client = TestClient(create_app(workspace, mcp=False), raise_server_exceptions=False)
     error = _error(client.post("/v1/sql", json={"sql": "SELECT 1"}), 500)
     assert error == {"type": "InternalError", "message": "internal error; the server's log has the details"}
+
+
+@pytest.mark.parametrize("path", ["/v1/runs/1029333374146207154176", "/v1/runs/0", "/v1/runs/-3"])
+def test_a_run_id_outside_the_store_range_is_a_422_not_a_500(client, path) -> None:
+    """Fuzz finding (issue 47, Schemathesis): a run id past SQLite's 64-bit integers overflowed the driver
+    (OverflowError, a 500) on GET /v1/runs/{id} and POST /v1/runs/{id}/mark."""
+    assert _error(client.get(path), 422)["type"] == "InvalidRequest"
+    assert _error(client.post(f"{path}/mark", json={"verdict": "right"}), 422)["type"] == "InvalidRequest"
+    assert _error(client.get(f"/v1/runs/{2**63 - 1}"), 404)["type"] == "NotFound"

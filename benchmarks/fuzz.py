@@ -113,6 +113,8 @@ def consistency(results: dict[str, dict]) -> tuple[int, int, Counter]:
     differences (the refusing engine's reason)."""
     numbers: dict[str, dict[str, str]] = {}
     for engine, result in results.items():
+        if engine == "files":  # two of the five tables: an unknown table is reported before anything else
+            continue
         for number, verdict in result.get("portable", {}).items():
             numbers.setdefault(number, {})[engine] = verdict
     shared = {n: v for n, v in numbers.items() if len(v) >= 2}
@@ -185,6 +187,8 @@ def write_report(args: argparse.Namespace) -> int:
                                                  ("refused", "unknown_relation", "engine_error", "timeout", "ran")) + " |")
     shared, agree, reasons = consistency(results)
     lines += ["", "## The same statement on every engine", "",
+              "Files are left out here: they hold two of the shop's five tables, and a statement naming a missing "
+              "table is answered `no such table` before any other check. "
               f"Portable statements (one sqlglot tree written in each dialect) run on two engines or more: {shared:,}; "
               f"the guard's verdict (let through or refused) is the same on every engine for {agree:,}. The "
               "differences, by the refusing engine's reason:", "", "| engine | reason | statements |", "|---|---|---:|"]

@@ -192,7 +192,9 @@ def duckdb_target(folder: Path) -> Target:
     return Target("duckdb", str(path), [canary, env], lambda: file_state(folder), lambda: None)
 
 
-def postgres_target() -> Target:
+def postgres_target(canary_db: str = CANARY_DB, canary_role: str = "groundsql_canary_role") -> Target:
+    """The shop on PostgreSQL; `canary_db` and `canary_role` name the planted database and role (a run beside
+    the attack suite, such as the fuzz run, plants its own)."""
     import sqlalchemy as sa
 
     driver = PG_ADMIN_URL.replace("postgresql://", "postgresql+psycopg://")
@@ -204,11 +206,11 @@ def postgres_target() -> Target:
     row_secret = f"GROUNDSQL_CANARY_ROW_{uuid.uuid4().hex[:8]}"
     with admin.connect() as conn:
         conn.execute(sa.text(f'CREATE DATABASE "{name}"'))
-        conn.execute(sa.text(f"DROP DATABASE IF EXISTS {CANARY_DB} WITH (FORCE)"))
-        conn.execute(sa.text(f"CREATE DATABASE {CANARY_DB}"))
-        conn.execute(sa.text("DROP ROLE IF EXISTS groundsql_canary_role"))
-        conn.execute(sa.text(f"CREATE ROLE groundsql_canary_role LOGIN PASSWORD '{password}'"))
-        hash_ = conn.execute(sa.text("SELECT rolpassword FROM pg_authid WHERE rolname = 'groundsql_canary_role'")).scalar()
+        conn.execute(sa.text(f"DROP DATABASE IF EXISTS {canary_db} WITH (FORCE)"))
+        conn.execute(sa.text(f"CREATE DATABASE {canary_db}"))
+        conn.execute(sa.text(f"DROP ROLE IF EXISTS {canary_role}"))
+        conn.execute(sa.text(f"CREATE ROLE {canary_role} LOGIN PASSWORD '{password}'"))
+        hash_ = conn.execute(sa.text(f"SELECT rolpassword FROM pg_authid WHERE rolname = '{canary_role}'")).scalar()
         data_dir = conn.execute(sa.text("SHOW data_directory")).scalar()
     base = PG_ADMIN_URL.rsplit("/", 1)[0]
     shop = sa.create_engine(f"{base}/{name}".replace("postgresql://", "postgresql+psycopg://"))
@@ -221,7 +223,7 @@ def postgres_target() -> Target:
             cur.execute("CREATE SCHEMA secret_schema")
             cur.execute(f"CREATE TABLE secret_schema.secret AS SELECT '{row_secret}'::text AS v")
             cur.execute("REVOKE ALL ON SCHEMA secret_schema FROM PUBLIC")
-    canary_engine = sa.create_engine(f"{base}/{CANARY_DB}".replace("postgresql://", "postgresql+psycopg://"))
+    canary_engine = sa.create_engine(f"{base}/{canary_db}".replace("postgresql://", "postgresql+psycopg://"))
     with canary_engine.begin() as conn:
         conn.execute(sa.text(f"CREATE TABLE secret AS SELECT '{row_secret}'::text AS v"))
     canary_engine.dispose()
@@ -253,15 +255,16 @@ def postgres_target() -> Target:
         shop.dispose()
         with admin.connect() as conn:
             conn.execute(sa.text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-            conn.execute(sa.text(f"DROP DATABASE IF EXISTS {CANARY_DB} WITH (FORCE)"))
-            conn.execute(sa.text("DROP ROLE IF EXISTS groundsql_canary_role"))
+            conn.execute(sa.text(f"DROP DATABASE IF EXISTS {canary_db} WITH (FORCE)"))
+            conn.execute(sa.text(f"DROP ROLE IF EXISTS {canary_role}"))
         admin.dispose()
 
     secrets = [password, hash_, query_text, row_secret, data_dir]
     return Target("postgres", f"{base}/{name}", secrets, snapshot, close)
 
 
-def mysql_target() -> Target:
+def mysql_target(canary_db: str = CANARY_DB, canary_user: str = "groundsql_canary") -> Target:
+    """The shop on MariaDB/MySQL; `canary_db` and `canary_user` name the planted database and account."""
     import pymysql
     import sqlalchemy as sa
 
@@ -274,13 +277,13 @@ def mysql_target() -> Target:
     row_secret = f"GROUNDSQL_CANARY_ROW_{uuid.uuid4().hex[:8]}"
     with admin.connect() as conn:
         conn.execute(sa.text(f"CREATE DATABASE `{name}`"))
-        conn.execute(sa.text(f"DROP DATABASE IF EXISTS {CANARY_DB}"))
-        conn.execute(sa.text(f"CREATE DATABASE {CANARY_DB}"))
-        conn.execute(sa.text(f"CREATE TABLE {CANARY_DB}.secret AS SELECT '{row_secret}' AS v"))
-        conn.execute(sa.text("DROP USER IF EXISTS 'groundsql_canary'@'localhost'"))
-        conn.execute(sa.text(f"CREATE USER 'groundsql_canary'@'localhost' IDENTIFIED BY '{password}'"))
+        conn.execute(sa.text(f"DROP DATABASE IF EXISTS {canary_db}"))
+        conn.execute(sa.text(f"CREATE DATABASE {canary_db}"))
+        conn.execute(sa.text(f"CREATE TABLE {canary_db}.secret AS SELECT '{row_secret}' AS v"))
+        conn.execute(sa.text(f"DROP USER IF EXISTS '{canary_user}'@'localhost'"))
+        conn.execute(sa.text(f"CREATE USER '{canary_user}'@'localhost' IDENTIFIED BY '{password}'"))
         hash_ = conn.execute(sa.text(
-            "SELECT authentication_string FROM mysql.user WHERE user = 'groundsql_canary'")).scalar()
+            f"SELECT authentication_string FROM mysql.user WHERE user = '{canary_user}'")).scalar()
         data_dir = conn.execute(sa.text("SELECT @@datadir")).scalar()
     shop = sa.create_engine(f"{MYSQL_ADMIN_URL.rstrip('/')}/{name}".replace("mysql://", "mysql+pymysql://"))
     with shop.begin() as conn:
@@ -299,7 +302,7 @@ def mysql_target() -> Target:
                 "SELECT (SELECT count(*) FROM mysql.user WHERE user = 'pwned') + "
                 "(SELECT count(*) FROM information_schema.schemata WHERE schema_name = 'pwned')")).scalar()
             state["canary_user"] = conn.execute(sa.text(
-                "SELECT authentication_string FROM mysql.user WHERE user = 'groundsql_canary'")).scalar()
+                f"SELECT authentication_string FROM mysql.user WHERE user = '{canary_user}'")).scalar()
             state["tables"] = conn.execute(sa.text(
                 f"SELECT count(*) FROM information_schema.tables WHERE table_schema = '{name}'")).scalar()
             state["read_only"] = conn.execute(sa.text("SELECT @@global.read_only")).scalar()
@@ -307,10 +310,13 @@ def mysql_target() -> Target:
 
     def close() -> None:
         with admin.connect() as conn:
-            conn.execute(sa.text(f"KILL {holder_id}"))
+            try:
+                conn.execute(sa.text(f"KILL {holder_id}"))
+            except sa.exc.OperationalError:  # its SLEEP(600) already ended (a run of more than 10 minutes)
+                pass
             conn.execute(sa.text(f"DROP DATABASE IF EXISTS `{name}`"))
-            conn.execute(sa.text(f"DROP DATABASE IF EXISTS {CANARY_DB}"))
-            conn.execute(sa.text("DROP USER IF EXISTS 'groundsql_canary'@'localhost'"))
+            conn.execute(sa.text(f"DROP DATABASE IF EXISTS {canary_db}"))
+            conn.execute(sa.text(f"DROP USER IF EXISTS '{canary_user}'@'localhost'"))
         shop.dispose()
         admin.dispose()
 

@@ -125,3 +125,56 @@ def test_the_schema_shows_the_catalog_an_ask_built(client) -> None:
     counts = {t["name"]: t["row_count"] for t in after["tables"]}
     regions = client.post("/v1/sql", json={"sql": "SELECT COUNT(*) AS n FROM regions"}).json()["rows"][0][0]
     assert counts["regions"] == regions
+
+
+@pytest.mark.parametrize("sql", ["SELECT " + "(" * 3000 + "1" + ")" * 3000, "SELECT " + "NOT " * 3000 + "1"])
+def test_a_statement_the_parser_cannot_handle_is_a_refusal_not_a_500(client, sql) -> None:
+    """Fuzz finding (issue 47): sqlglot ran out of stack on deep nesting and the RecursionError reached the
+    server as a 500; it is a refusal in the error shape now, on /v1/sql and where a statement is stored."""
+    error = _error(client.post("/v1/sql", json={"sql": sql}), 400)
+    assert error["type"] == "RefusedStatement" and error["message"].startswith("refused:")
+    assert sql not in error["message"]
+    error = _error(client.post("/v1/databases/shop/knowledge/examples",
+                               json={"question": "How deep?", "sql": sql}), 400)
+    assert "does not parse" in error["message"] and sql not in error["message"]
+
+
+@pytest.mark.parametrize("sql", ["SELECT " + "(" * 3000 + "1" + ")" * 3000, "SELECT DATE_ADD(1)"])
+def test_model_sql_the_parser_fails_on_is_an_answer_with_an_error_not_a_500(demo_db: Path, tmp_path: Path,
+                                                                            sql) -> None:
+    """Fuzz finding (issue 47): model-written SQL that makes sqlglot fail (deep nesting; DATE_ADD with one argument,
+    read as MySQL by the tree repair) ended /v1/ask with a bare 500. A prompt injection could aim for it."""
+    from fastapi.testclient import TestClient
+
+    model = ScriptedModel(default=lambda messages: f"```sql\n{sql}\n```")
+    workspace = make_workspace(demo_db, tmp_path, model=model)
+    try:
+        client = TestClient(create_app(workspace, mcp=False))
+        response = client.post("/v1/ask", json={"question": "How many orders are there?"})
+        assert response.status_code == 200, response.text
+        assert response.json()["error"].startswith("refused:")
+        events = _events(client, "/v1/ask/stream", {"question": "How many orders are there?"})
+        assert events[-1][0] == "answer" and events[-1][1]["error"].startswith("refused:")
+    finally:
+        workspace.close()
+
+
+def test_an_unexpected_error_is_a_500_in_the_error_shape_without_a_traceback(workspace, monkeypatch) -> None:
+    from fastapi.testclient import TestClient
+
+    def broken(*args, **kwargs):
+        raise KeyError("a bug")
+
+    monkeypatch.setattr(workspace, "run_sql", broken)
+    client = TestClient(create_app(workspace, mcp=False), raise_server_exceptions=False)
+    error = _error(client.post("/v1/sql", json={"sql": "SELECT 1"}), 500)
+    assert error == {"type": "InternalError", "message": "internal error; the server's log has the details"}
+
+
+@pytest.mark.parametrize("path", ["/v1/runs/1029333374146207154176", "/v1/runs/0", "/v1/runs/-3"])
+def test_a_run_id_outside_the_store_range_is_a_422_not_a_500(client, path) -> None:
+    """Fuzz finding (issue 47, Schemathesis): a run id past SQLite's 64-bit integers overflowed the driver
+    (OverflowError, a 500) on GET /v1/runs/{id} and POST /v1/runs/{id}/mark."""
+    assert _error(client.get(path), 422)["type"] == "InvalidRequest"
+    assert _error(client.post(f"{path}/mark", json={"verdict": "right"}), 422)["type"] == "InvalidRequest"
+    assert _error(client.get(f"/v1/runs/{2**63 - 1}"), 404)["type"] == "NotFound"

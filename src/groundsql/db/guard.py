@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 import sqlglot
@@ -22,8 +23,9 @@ from sqlglot.errors import ParseError, TokenError
 from sqlglot.tokens import TokenType
 
 from groundsql.db.policy import DialectPolicy, policy_for
-from groundsql.errors import RefusedStatement, UnknownRelation
+from groundsql.errors import GroundsqlError, RefusedStatement, UnknownRelation
 
+log = logging.getLogger("groundsql")
 logging.getLogger("sqlglot").setLevel(logging.ERROR)
 
 #: Statement roots a query may have.
@@ -72,6 +74,22 @@ class Scope:
         return frozenset(schema for schema, _ in self.relations) | {self.default_schema}
 
 
+@contextmanager
+def parser_failures_refused() -> Iterator[None]:
+    """Fail closed: a statement the parser cannot handle (sqlglot raising something other than its own parse
+    errors, or running out of stack on deep nesting) is refused, never an undocumented error for the caller."""
+    try:
+        yield
+    except GroundsqlError:
+        raise
+    except RecursionError:
+        raise RefusedStatement("refused: the statement is nested too deeply to check; simplify it") from None
+    except Exception as exc:  # noqa: BLE001 - any parser failure refuses the statement
+        log.warning("the SQL parser failed on a statement (%s); it was refused", type(exc).__name__)
+        raise RefusedStatement(f"refused: cannot parse the statement (the parser failed with "
+                               f"{type(exc).__name__}); rewrite it in plain SQL") from None
+
+
 def check_statement(sql: str, dialect: str, *, scope: Scope | None = None,
                     allow_system_catalogs: bool = False) -> exp.Expression:
     """Parse `sql` and make sure it is exactly one read-only query within the connected database.
@@ -91,6 +109,11 @@ def check_statement(sql: str, dialect: str, *, scope: Scope | None = None,
             that is not allow-listed, or reads a system catalog or another database.
         UnknownRelation: the statement names a table the connected database does not have.
     """
+    with parser_failures_refused():
+        return _check_statement(sql, dialect, scope, allow_system_catalogs)
+
+
+def _check_statement(sql: str, dialect: str, scope: Scope | None, allow_system_catalogs: bool) -> exp.Expression:
     text = (sql or "").strip()
     if not text.strip(";").strip():
         raise RefusedStatement("refused: the statement is empty")

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from groundsql.db.database import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_S, Database, _first_line, _warm_dialect
-from groundsql.db.guard import Scope, check_statement
+from groundsql.db.guard import Scope, check_statement, parser_failures_refused
 from groundsql.db.limits import EngineLimits
 from groundsql.db.result import Result
 from groundsql.db.spark_guard import check_spark_statement, check_spark_text, check_spark_tree, executable_sql
@@ -116,12 +116,13 @@ class SparkDatabase(Database, handles=is_spark_url):
     def execute(self, sql: str, *, max_rows: int | None = None, timeout_s: float | None = None) -> Result:
         """Check `sql` with the common guard and Spark's own checks, then run it, without its comments, within
         the limits."""
-        check_spark_text(sql)
-        check_spark_statement(sql)
-        check_spark_tree(check_statement(sql, self.dialect, allow_system_catalogs=self.allow_system_catalogs))
-        check_statement(sql, self.dialect, scope=self.scope(), allow_system_catalogs=self.allow_system_catalogs)
-        return self._run(executable_sql(sql).strip().rstrip(";").strip(), max_rows or self.max_rows,
-                         timeout_s or self.timeout_s)
+        with parser_failures_refused():
+            check_spark_text(sql)
+            check_spark_statement(sql)
+            check_spark_tree(check_statement(sql, self.dialect, allow_system_catalogs=self.allow_system_catalogs))
+            check_statement(sql, self.dialect, scope=self.scope(), allow_system_catalogs=self.allow_system_catalogs)
+            runnable = executable_sql(sql).strip().rstrip(";").strip()
+        return self._run(runnable, max_rows or self.max_rows, timeout_s or self.timeout_s)
 
     def execute_catalog_query(self, sql: str, *, max_rows: int | None = None) -> Result:
         check_spark_text(sql)

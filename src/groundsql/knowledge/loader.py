@@ -29,6 +29,7 @@ from sqlglot.errors import ParseError, TokenError
 
 from groundsql.catalog.descriptions import ColumnNote, Descriptions, load_descriptions
 from groundsql.db import Database
+from groundsql.db.guard import parser_failures_refused
 from groundsql.errors import DatabaseError, KnowledgeError, RefusedStatement
 from groundsql.knowledge.docs import chunk_document
 from groundsql.knowledge.items import DocChunk, Knowledge, Rule, Term, VerifiedExample
@@ -87,8 +88,9 @@ def load_knowledge(folder: str | Path, db: Database | None = None) -> Knowledge:
 def check_example(example: VerifiedExample, db: Database) -> None:
     """Parse `example.sql` in the database's dialect and run it once, read-only; a clear error otherwise."""
     try:
-        statements = [s for s in sqlglot.parse(example.sql, read=db.dialect) if s is not None]
-    except (ParseError, TokenError) as exc:
+        with parser_failures_refused():  # deep nesting or a parser bug: refused, not an undocumented error
+            statements = [s for s in sqlglot.parse(example.sql, read=db.dialect) if s is not None]
+    except (ParseError, TokenError, RefusedStatement) as exc:
         raise KnowledgeError(f"{example.source}: the example's SQL does not parse: {_first_line(exc)}") from None
     if len(statements) != 1:
         raise KnowledgeError(f"{example.source}: an example must hold exactly one SQL statement")

@@ -13,7 +13,10 @@ A preset that links a schema mixes `LinkerChoice` into its options (and names it
 from __future__ import annotations
 
 import contextlib
+import logging
+import os
 import time
+import traceback
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -25,6 +28,8 @@ from groundsql.generation.tree_repair import repair_note
 from groundsql.knowledge import KnowledgeOptions, prepare
 from groundsql.options import NoOptions, Options, combine, parse_options, register
 from groundsql.selection.review import review
+
+log = logging.getLogger("groundsql")
 
 Preset = Callable[[Context, Any], Answer]
 PRESETS: dict[str, Preset] = {}
@@ -111,6 +116,19 @@ def run(ctx: Context, preset_name: str = DEFAULT_PRESET) -> Answer:
         if ctx.cache.provisional is None:
             raise
         answer = _best_so_far(ctx, exc)
+    except Exception as exc:
+        if not parser_failure(exc):
+            raise
+        # model-written SQL the SQL parser cannot handle (deep nesting, a sqlglot bug): an answer that says so,
+        # never an undocumented error (the guard refuses such a statement too)
+        log.warning("the SQL parser failed on the model's SQL (%s); the run ends without a result", type(exc).__name__)
+        if ctx.cache.provisional is not None:
+            answer = _best_so_far(ctx, exc)
+        else:
+            answer = Answer(question=ctx.question, sql="", result=None, preset=preset_name, model=ctx.model().spec,
+                            trace=ctx.trace, error=PARSER_FAILURE)
+            answer.elapsed_s = time.perf_counter() - started
+            return answer
     answer.preset = preset_name
     chosen = next((c for c in answer.candidates if c.repairs and c.sql == answer.sql), None)
     note = repair_note(chosen) if chosen is not None else None
@@ -120,6 +138,18 @@ def run(ctx: Context, preset_name: str = DEFAULT_PRESET) -> Answer:
         review(ctx, answer)
     answer.elapsed_s = time.perf_counter() - started
     return answer
+
+
+PARSER_FAILURE = ("refused: the model's SQL could not be read by the SQL parser (nested too deeply, or a form "
+                  "the parser fails on); ask again or simplify the question")
+
+
+def parser_failure(exc: BaseException) -> bool:
+    """Whether `exc` is the SQL parser failing: running out of stack, or an error raised inside sqlglot."""
+    if isinstance(exc, RecursionError):
+        return True
+    frames = traceback.extract_tb(exc.__traceback__)
+    return bool(frames) and f"{os.sep}sqlglot{os.sep}" in frames[-1].filename
 
 
 def _best_so_far(ctx: Context, stopped: Exception) -> Answer:

@@ -14,6 +14,7 @@ from importlib import resources
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, FastAPI, Query, Request
+from fastapi import Path as PathParameter
 from fastapi.exceptions import RequestValidationError
 from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.responses import FileResponse, JSONResponse, Response, StreamingResponse
@@ -65,6 +66,10 @@ Question = Annotated[str, _library_check(check_question), Field(
 Evidence = Annotated[str | None, _library_check(check_evidence), Field(
     description=f"Extra knowledge: definitions, rules (at most {MAX_EVIDENCE_CHARS:,} characters).",
     json_schema_extra={"maxLength": MAX_EVIDENCE_CHARS})]
+
+
+#: A run's id: SQLite's integer range (a larger number overflowed the driver: a 500 before, found by fuzzing).
+RunId = Annotated[int, PathParameter(ge=1, le=2**63 - 1, description="The run's id (from /v1/runs or an answer).")]
 
 
 class AskRequest(BaseModel):
@@ -176,6 +181,13 @@ def create_app(workspace: Workspace, *, mcp: bool = True, host: str = "127.0.0.1
     async def library_error(request: Request, exc: GroundsqlError) -> JSONResponse:
         return error_response(exc)
 
+    @app.exception_handler(Exception)
+    async def unexpected_error(request: Request, exc: Exception) -> JSONResponse:
+        # a bug, never the client's input: the documented error shape, no traceback and nothing echoed
+        log.error("unexpected %s on %s %s", type(exc).__name__, request.method, request.url.path, exc_info=exc)
+        return JSONResponse({"error": {"type": "InternalError", "message": "internal error; the server's log has "
+                                       "the details"}}, status_code=500)
+
     @app.exception_handler(RequestValidationError)
     async def invalid_request(request: Request, exc: RequestValidationError) -> JSONResponse:
         return JSONResponse({"error": {"type": "InvalidRequest", "message": validation_message(exc.errors())}},
@@ -278,7 +290,7 @@ def create_app(workspace: Workspace, *, mcp: bool = True, host: str = "127.0.0.1
         return {"runs": await in_pool(sql_pool, workspace.runs.recent, limit)}
 
     @v1.get("/runs/{run_id}", summary="One run with its full trace")
-    async def run(run_id: int) -> dict[str, Any]:
+    async def run(run_id: RunId) -> dict[str, Any]:
         found = await in_pool(sql_pool, workspace.runs.get, run_id)
         if found is None:
             raise NotFound(f"no run {run_id}")
@@ -292,7 +304,7 @@ def create_app(workspace: Workspace, *, mcp: bool = True, host: str = "127.0.0.1
         return download_response(result, info, format, f"groundsql-run-{run_id}")
 
     @v1.post("/runs/{run_id}/mark", summary="Mark a run's answer right or wrong (with the corrected SQL)")
-    async def mark(run_id: int, body: MarkRequest) -> dict[str, Any]:
+    async def mark(run_id: RunId, body: MarkRequest) -> dict[str, Any]:
         return await in_pool(sql_pool, workspace.mark_run, run_id, body.verdict, body.sql, body.learn)
 
     @v1.get("/suites", summary="Evaluation suites: runs, the latest results and the diff with the run before")

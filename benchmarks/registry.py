@@ -85,6 +85,13 @@ BENCHMARKS: dict[str, Benchmark] = {b.name: b for b in [
               "engines.md", RESUMABLE),
     Benchmark("first_answer", "a person waiting: the first answers on the demo shop and Chinook, stage by stage",
               (Step("first_answer.py", env={"GROUNDSQL_THREADS": "2"}),), "first_answer.md"),
+    Benchmark("fuzz", "generated SQL through the guard on every engine with canaries and oracles; Schemathesis over "
+                      "the HTTP API; kill -9 of the server under load; a memory soak",
+              (Step("fuzz.py", ("sql", "--engines", "sqlite,duckdb,files,postgres,mysql,spark", "--count", "100000")),
+               Step("fuzz.py", ("api", "--requests", "10000"), forward=False),
+               Step("fuzz.py", ("crash", "--restarts", "20"), forward=False),
+               Step("fuzz.py", ("report",), forward=False)),
+              "fuzz.md", "yes: `fuzz.py sql --start N` continues an engine's statements where a run stopped"),
     Benchmark("generalization", "accuracy, cost and calibration on Spider's training folds (where choices are made) "
                                 "and the open dev split (held out); every check on the training gold queries",
               (Step("generalization.py", ("run", "--split", "train", "--preset", "auto"), env=THREADS_1),

@@ -402,7 +402,7 @@ def test_mark_answers_build_the_suite_run_it_twice_and_see_the_diff(browser, tmp
         ui.page.locator("[data-testid=no-suites]").wait_for()
         ui.page.click("[data-testid=build-suite]")
         expect(ui.page.locator("[data-testid=build-report]")).to_contain_text(
-            "7 question(s) (2 from verified examples, 5 from marked answers)")
+            "7 question(s) (2 from verified examples, 5 from marked answers)", timeout=60_000)
         ui.page.locator("[data-testid=no-runs]").wait_for()
         suite = workspace.suites_dir / "demo.json"
         first, _ = run_suite(suite, preset="baseline", model=_suite_double(name="first"))
@@ -479,7 +479,8 @@ def test_the_evaluation_page_runs_a_suite_and_shows_the_regression(browser, tmp_
             expect(turn.locator("[data-testid=mark-status]")).to_have_text("marked right")
         ui.page.click("[data-testid=suite-link]")
         ui.page.click("[data-testid=build-suite]")
-        expect(ui.page.locator("[data-testid=build-report]")).to_contain_text("7 question(s)")
+        # building runs every gold query and profiles the database: seconds, more on a loaded machine
+        expect(ui.page.locator("[data-testid=build-report]")).to_contain_text("7 question(s)", timeout=60_000)
         suite = ui.page.locator("[data-testid=suite]")
         assert "press Run" in suite.locator("[data-testid=no-runs]").inner_text()
         assert suite.locator("[data-testid=run-preset]").input_value() == "baseline"  # the server's preset

@@ -24,7 +24,6 @@ import contextlib
 import json
 import os
 import platform
-import statistics
 import subprocess
 import sys
 import time

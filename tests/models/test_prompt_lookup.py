@@ -9,7 +9,13 @@ import pytest
 
 from groundsql.errors import ConfigError
 from groundsql.models.prefix_cache import PromptCounter
-from groundsql.models.prompt_lookup import LOOKUP_ENV, PromptLookup, find_draft, lookup_from_env, prompt_lookup
+from groundsql.models.prompt_lookup import (
+    LOOKUP_ENV,
+    PromptLookup,
+    find_draft,
+    lookup_from_env,
+    prompt_lookup,
+)
 
 pytestmark = pytest.mark.unit
 

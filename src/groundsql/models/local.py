@@ -45,8 +45,9 @@ class LocalModel(Model):
         name_or_path: a known model name (see `groundsql models`) or a path to a .gguf file.
         threads: CPU threads (default: GROUNDSQL_THREADS or up to 2).
         n_ctx: context window in tokens (default: GROUNDSQL_N_CTX or 8192).
-        prompt_lookup: speculative decoding by prompt lookup (default: GROUNDSQL_PROMPT_LOOKUP, else on); it
-            changes how many decode calls a reply takes, not the reply (models/prompt_lookup.py, docs/speed.md).
+        prompt_lookup: speculative decoding by prompt lookup (default: GROUNDSQL_PROMPT_LOOKUP, else off: on a
+            CPU where llama.cpp's cost grows with the batch it does not pay; docs/speed.md). It changes how many
+            decode calls a reply takes, not the reply.
     """
 
     serial = True
@@ -60,7 +61,7 @@ class LocalModel(Model):
         self.spec = f"local:{name_or_path}"
         self.threads = threads or default_threads()
         self.n_ctx = n_ctx or default_context()
-        self.prompt_lookup = lookup_from_env() if prompt_lookup is None else prompt_lookup
+        self.prompt_lookup = lookup_from_env(default=False) if prompt_lookup is None else prompt_lookup
         #: Draft batches, drafted and kept tokens of this model's calls with prompt lookup.
         self.lookup_stats = LookupStats()
         self._llama: Any = None

@@ -35,7 +35,7 @@ MIN_NGRAM = 2
 MAX_DRAFT = 6
 
 
-def lookup_from_env(default: bool = True) -> bool:
+def lookup_from_env(default: bool = False) -> bool:
     """Whether prompt lookup is on: GROUNDSQL_PROMPT_LOOKUP (1/on/true or 0/off/false), else `default`."""
     value = os.environ.get(LOOKUP_ENV, "").strip().lower()
     if not value:

@@ -320,7 +320,7 @@ def preset_rows(label_dir: Path) -> list[dict[str, Any]]:
             "gen_tok_s": generated / gen_s if gen_s else float("nan"),
             "model_share": (prompt_s + gen_s) / sum(walls) if sum(walls) else float("nan"),
             "ids": sorted(r["id"] for r in records),
-            "command": (run_dir / "command.txt").read_text(encoding="utf-8").splitlines()[0]
+            "command": "\n".join((run_dir / "command.txt").read_text(encoding="utf-8").splitlines()[:3])
             if (run_dir / "command.txt").exists() else "",
         })
     return rows
@@ -343,6 +343,45 @@ def lookup_rows(label_dir: Path) -> list[dict[str, Any]]:
                       "on": tokens / on_s if on_s else float("nan"), "drafted": drafted, "accepted": accepted,
                       "presets": sorted({r["preset"] for r in chosen})})
     return table
+
+
+def step_key(call: dict[str, Any]) -> str:
+    """A call's step without its per-table or per-sample suffix ('link.verify:singer' → 'link.verify'); the
+    agents' own names are kept ('recap:plan-critique')."""
+    step = call.get("step") or "generate"
+    parts = step.split(":")
+    return ":".join(parts[:2]) if parts[0] in ("recap", "agentnlq") else parts[0]
+
+
+def step_tables(labels: list[Path]) -> list[str]:
+    """Per preset, per step: calls, evaluated prompt tokens and generated tokens per question, by label (on the
+    questions every label of that preset answered)."""
+    lines = ["## Where the tokens go, step by step", "",
+             "Per question, on the questions each label answered (first question included: per-step counts do "
+             "not depend on loading the model).", ""]
+    presets = sorted({p.name for d in labels for p in d.iterdir() if (p / "requests.jsonl").exists()})
+    for preset in presets:
+        runs = {d.name: _read_jsonl(d / preset / "requests.jsonl") for d in labels
+                if (d / preset / "requests.jsonl").exists()}
+        if len(runs) < 1:
+            continue
+        common = set.intersection(*({c["id"] for c in calls} for calls in runs.values()))
+        if not common:
+            continue
+        steps = sorted({step_key(c) for calls in runs.values() for c in calls if c["id"] in common})
+        head = " | ".join(f"{label} calls | {label} read | {label} written" for label in runs)
+        lines += [f"### {preset} ({len(common)} question(s): {', '.join(str(i) for i in sorted(common))})", "",
+                  f"| step | {head} |", "|---|" + "---:|" * (3 * len(runs))]
+        for step in [*steps, "total"]:
+            cells = []
+            for calls in runs.values():
+                mine = [c for c in calls if c["id"] in common and step in ("total", step_key(c))]
+                n = len(common)
+                cells += [f"{len(mine) / n:.1f}", f"{sum(c['evaluated_tokens'] for c in mine) / n:.0f}",
+                          f"{sum(c['completion_tokens'] for c in mine) / n:.0f}"]
+            lines.append(f"| {step} | " + " | ".join(cells) + " |")
+        lines.append("")
+    return lines
 
 
 def cmd_report(args: argparse.Namespace) -> int:
@@ -396,8 +435,7 @@ def cmd_report(args: argparse.Namespace) -> int:
                              f"{r['on']:.1f} | {r['on'] / r['off']:.2f}× | {r['drafted']} | {r['accepted']} | "
                              f"{', '.join(r['presets'])} |")
         lines.append("")
-    lines.append(f"machine: {machine()}")
-    lines.append("")
+    lines += step_tables(labels)
     out = RESULTS / "speed.md"
     RESULTS.mkdir(parents=True, exist_ok=True)
     if plot:

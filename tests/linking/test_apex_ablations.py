@@ -130,3 +130,16 @@ def test_tables_the_question_names_are_kept_without_their_profiling_calls(school
     mapping = subset.as_mapping()
     assert set(mapping) == {"student", "course", "enrollment"}
     assert {"student_id", "course_id"} <= set(mapping["enrollment"])
+
+
+def test_a_value_the_question_names_keeps_the_table_that_stores_it(school):
+    from groundsql.linking.apex import exact_verdicts
+    from groundsql.linking.semantic import RoleMap
+
+    ctx = Context(question="Who teaches Compilers?", db=school, models={"default": ScriptedModel()})
+    verdicts = {v.table: v for v in exact_verdicts(ctx, ctx.schema, RoleMap())}
+    assert set(verdicts) == {"course"}  # no table is named; 'Compilers' is a stored course title
+    course = verdicts["course"]
+    assert course.summary == "stores a value the question names" and not course.verified
+    assert course.columns["title"] == ("stores a value of the question", "'Compilers'")
+    assert set(course.columns) == {"course_id", "title", "credits", "teacher_id"}  # every column stays

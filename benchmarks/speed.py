@@ -13,8 +13,8 @@ Three steps, each resumable and each writing under benchmarks/results/speed/ (on
     python benchmarks/speed.py report
 
 `run` records each model request (messages, sampling settings, reply) in `requests.jsonl`, so `lookup` replays
-the very prompts the presets sent. The first question of each preset run also loads the model; it is kept in the
-records and left out of the percentiles.
+the very prompts the presets sent. The model is loaded (and llama.cpp's limit measured) before the first question,
+so every question counts. Timings are only comparable within one run unless the machine is otherwise idle.
 """
 
 from __future__ import annotations
@@ -181,6 +181,10 @@ def cmd_run(args: argparse.Namespace) -> int:
     limits.append(llama_limit(inner) | {"when": time.strftime("%Y-%m-%d %H:%M:%S"), "model": args.model,
                                         "threads": getattr(inner, "threads", None)})
     limit_path.write_text(json.dumps(limits, indent=1))
+    presets_run = [p.strip() for p in args.presets.split(",") if p.strip()]
+    for preset in presets_run:  # the limit measured in the same process as the preset's questions
+        (label_dir / preset).mkdir(parents=True, exist_ok=True)
+        (label_dir / preset / "limit.json").write_text(json.dumps(limits[-1], indent=1))
     print(f"llama.cpp limit: {limits[-1]}", flush=True)
     options = {}
     for item in args.option:
@@ -298,7 +302,7 @@ def preset_rows(label_dir: Path) -> list[dict[str, Any]]:
         if not records:
             continue
         calls = _read_jsonl(run_dir / "requests.jsonl")
-        timed = records[1:] if len(records) > 1 else records  # the first also loads the model
+        timed = records  # the model was loaded before the first question (by the limit measurement)
         walls = [float(r.get("elapsed_s") or 0.0) for r in timed]
         usage = [r.get("usage") or {} for r in timed]
         ids = {r["id"] for r in timed}
@@ -320,10 +324,24 @@ def preset_rows(label_dir: Path) -> list[dict[str, Any]]:
             "gen_tok_s": generated / gen_s if gen_s else float("nan"),
             "model_share": (prompt_s + gen_s) / sum(walls) if sum(walls) else float("nan"),
             "ids": sorted(r["id"] for r in records),
+            "limit": run_limit(label_dir, run_dir),
             "command": "\n".join((run_dir / "command.txt").read_text(encoding="utf-8").splitlines()[:3])
             if (run_dir / "command.txt").exists() else "",
         })
     return rows
+
+
+def run_limit(label_dir: Path, run_dir: Path) -> dict[str, Any] | None:
+    """llama.cpp's figures measured in the same process as a preset's run: its own limit.json, else the label's
+    last measurement made before the run started."""
+    if (run_dir / "limit.json").exists():
+        return json.loads((run_dir / "limit.json").read_text())
+    limits = json.loads((label_dir / "limit.json").read_text()) if (label_dir / "limit.json").exists() else []
+    if not limits or not (run_dir / "command.txt").exists():
+        return limits[-1] if limits else None
+    started = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime((run_dir / "command.txt").stat().st_mtime))
+    before = [x for x in limits if x["when"] <= started]
+    return before[-1] if before else limits[0]
 
 
 def lookup_rows(label_dir: Path) -> list[dict[str, Any]]:
@@ -387,8 +405,8 @@ def step_tables(labels: list[Path]) -> list[str]:
 def cmd_report(args: argparse.Namespace) -> int:
     labels = [p for p in sorted(RESULTS.iterdir()) if p.is_dir()] if RESULTS.exists() else []
     lines = ["# Speed of the presets on the embedded model", "",
-             "Per preset and code label: wall time per question (p50/p90, the first question of a run left out: "
-             "it loads the model), model calls, prompt tokens the model evaluated (not served by the KV cache) and "
+             "Per preset and code label: wall time per question (p50/p90; the model is loaded before the first "
+             "question, by the limit measurement), model calls, prompt tokens the model evaluated (not served by the KV cache) and "
              "tokens it generated per question, and the throughput reached while reading prompts and generating "
              "(summed over the calls), against llama.cpp's own figures for the model measured at the start of the "
              "same run (`llama_limit`: a 512-token prompt read from an empty context, 64 tokens decoded one at a "
@@ -408,14 +426,16 @@ def cmd_report(args: argparse.Namespace) -> int:
                          f"(runs {limit['prompt_tok_s_all']}), generation {limit['generation_tok_s']:.1f} tok/s "
                          f"(runs {limit['generation_tok_s_all']})")
         if rows:
-            best = max(limits, key=lambda x: x["prompt_tok_s"]) if limits else None
             lines += ["", "| preset | questions | EX % | p50 s | p90 s | calls | evaluated prompt tok | "
-                          "generated tok | prompt tok/s (share of limit) | generation tok/s (share of limit) | "
+                          "generated tok | prompt tok/s (limit, share) | generation tok/s (limit, share) | "
                           "model share of wall |",
                       "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
             for r in rows:
-                pshare = f" ({100 * r['prompt_tok_s'] / best['prompt_tok_s']:.0f}%)" if best else ""
-                gshare = f" ({100 * r['gen_tok_s'] / best['generation_tok_s']:.0f}%)" if best else ""
+                best = r["limit"]
+                pshare = (f" ({best['prompt_tok_s']:.1f}, {100 * r['prompt_tok_s'] / best['prompt_tok_s']:.0f}%)"
+                          if best else "")
+                gshare = (f" ({best['generation_tok_s']:.1f}, "
+                          f"{100 * r['gen_tok_s'] / best['generation_tok_s']:.0f}%)" if best else "")
                 lines.append(f"| {r['preset']} | {r['n']} | {r['ex']:.0f} | {r['p50']:.1f} | {r['p90']:.1f} | "
                              f"{r['calls']:.1f} | {r['evaluated']:.0f} | {r['generated']:.0f} | "
                              f"{r['prompt_tok_s']:.1f}{pshare} | {r['gen_tok_s']:.1f}{gshare} | "

@@ -295,10 +295,13 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[low] + (ordered[high] - ordered[low]) * (position - low)
 
 
-def preset_rows(label_dir: Path) -> list[dict[str, Any]]:
+def preset_rows(label_dir: Path, common: dict[str, set] | None = None) -> list[dict[str, Any]]:
+    """One row per preset run of a label; with `common`, only the questions every label answered."""
     rows = []
     for run_dir in sorted(p for p in label_dir.iterdir() if p.is_dir()):
         records = _read_jsonl(run_dir / "results.jsonl")
+        if common is not None and run_dir.name in common:
+            records = [r for r in records if r["id"] in common[run_dir.name]]
         if not records:
             continue
         calls = _read_jsonl(run_dir / "requests.jsonl")
@@ -405,15 +408,20 @@ def step_tables(labels: list[Path]) -> list[str]:
 def cmd_report(args: argparse.Namespace) -> int:
     labels = [p for p in sorted(RESULTS.iterdir()) if p.is_dir()] if RESULTS.exists() else []
     lines = ["# Speed of the presets on the embedded model", "",
-             "Per preset and code label: wall time per question (p50/p90; the model is loaded before the first "
+             "Per preset and code label, on the questions every label of that preset answered: wall time per question (p50/p90; the model is loaded before the first "
              "question, by the limit measurement), model calls, prompt tokens the model evaluated (not served by the KV cache) and "
              "tokens it generated per question, and the throughput reached while reading prompts and generating "
              "(summed over the calls), against llama.cpp's own figures for the model measured at the start of the "
              "same run (`llama_limit`: a 512-token prompt read from an empty context, 64 tokens decoded one at a "
              "time). Written by `benchmarks/speed.py report`.", ""]
     plot: dict[str, list[dict[str, Any]]] = {}
+    answered: dict[str, list[set]] = {}
     for label_dir in labels:
-        rows = preset_rows(label_dir)
+        for run_dir in (p for p in label_dir.iterdir() if (p / "results.jsonl").exists()):
+            answered.setdefault(run_dir.name, []).append({r["id"] for r in _read_jsonl(run_dir / "results.jsonl")})
+    common = {preset: set.intersection(*sets) for preset, sets in answered.items()}
+    for label_dir in labels:
+        rows = preset_rows(label_dir, common)
         limits = json.loads((label_dir / "limit.json").read_text()) if (label_dir / "limit.json").exists() else []
         if not rows and not (label_dir / "lookup.jsonl").exists():
             continue

@@ -415,6 +415,12 @@ def cmd_report(args: argparse.Namespace) -> int:
              "same run (`llama_limit`: a 512-token prompt read from an empty context, 64 tokens decoded one at a "
              "time). Written by `benchmarks/speed.py report`.", ""]
     plot: dict[str, list[dict[str, Any]]] = {}
+    every = [x for d in labels if (d / "limit.json").exists() for x in json.loads((d / "limit.json").read_text())]
+    ref = (max(x["prompt_tok_s"] for x in every), max(x["generation_tok_s"] for x in every)) if every else None
+    if ref:
+        lines += [f"*s at the limit*: the evaluated and generated tokens per question at the best llama.cpp "
+                  f"figures measured in any run ({ref[0]:.1f} prompt and {ref[1]:.1f} generated tokens/s), the "
+                  "comparison that does not depend on how busy the machine was during each run.", ""]
     answered: dict[str, list[set]] = {}
     for label_dir in labels:
         for run_dir in (p for p in label_dir.iterdir() if (p / "results.jsonl").exists()):
@@ -436,18 +442,19 @@ def cmd_report(args: argparse.Namespace) -> int:
         if rows:
             lines += ["", "| preset | questions | EX % | p50 s | p90 s | calls | evaluated prompt tok | "
                           "generated tok | prompt tok/s (limit, share) | generation tok/s (limit, share) | "
-                          "model share of wall |",
-                      "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+                          "model share of wall | s at the limit |",
+                      "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
             for r in rows:
                 best = r["limit"]
                 pshare = (f" ({best['prompt_tok_s']:.1f}, {100 * r['prompt_tok_s'] / best['prompt_tok_s']:.0f}%)"
                           if best else "")
+                at_limit = (f"{r['evaluated'] / ref[0] + r['generated'] / ref[1]:.0f}" if ref else "")
                 gshare = (f" ({best['generation_tok_s']:.1f}, "
                           f"{100 * r['gen_tok_s'] / best['generation_tok_s']:.0f}%)" if best else "")
                 lines.append(f"| {r['preset']} | {r['n']} | {r['ex']:.0f} | {r['p50']:.1f} | {r['p90']:.1f} | "
                              f"{r['calls']:.1f} | {r['evaluated']:.0f} | {r['generated']:.0f} | "
                              f"{r['prompt_tok_s']:.1f}{pshare} | {r['gen_tok_s']:.1f}{gshare} | "
-                             f"{100 * r['model_share']:.0f}% |")
+                             f"{100 * r['model_share']:.0f}% | {at_limit} |")
             lines.append("")
             lines.append("Questions (ids of the open sample): " + "; ".join(
                 f"{r['preset']} {','.join(str(i) for i in r['ids'])}" for r in rows))

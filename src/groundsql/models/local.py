@@ -46,8 +46,8 @@ class LocalModel(Model):
         threads: CPU threads (default: GROUNDSQL_THREADS or up to 2).
         n_ctx: context window in tokens (default: GROUNDSQL_N_CTX or 8192).
         prompt_lookup: speculative decoding by prompt lookup (default: GROUNDSQL_PROMPT_LOOKUP, else off: on a
-            CPU where llama.cpp's cost grows with the batch it does not pay; docs/speed.md). It changes how many
-            decode calls a reply takes, not the reply.
+            CPU where llama.cpp's cost grows with the batch it does not pay, and batched logits can flip a
+            near-tie; docs/speed.md).
     """
 
     serial = True

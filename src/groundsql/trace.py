@@ -25,6 +25,11 @@ class ModelCall:
     error: str | None = None
     kind: str = "model"
 
+    @property
+    def evaluated_tokens(self) -> int:
+        """Prompt tokens the model read for this call (sent minus served from its cache): its cost on the CPU."""
+        return max(0, self.prompt_tokens - self.cached_tokens)
+
 
 @dataclass
 class QueryRun:

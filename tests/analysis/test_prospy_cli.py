@@ -68,9 +68,9 @@ def test_prospy_end_to_end_with_the_small_model(demo_db: Path, local_model, tmp_
 def _api_reply(messages: list[dict[str, str]]) -> str:
     """An OpenAI-compatible stand-in that answers each prospy step as a capable model would."""
     prompt = messages[0]["content"]
-    if prompt.startswith("You are planning"):
+    if "You are planning" in prompt:
         return "1. sum song sales per singer (song joins singer)\n2. in Python: keep the best seller"
-    if prompt.startswith("You fetch data"):
+    if "You fetch data" in prompt:
         return json.dumps({"thought": "", "views": [SALES], "done": True, "answer_view": None})
     return CODE
 

@@ -34,6 +34,7 @@ def _router_with_column_roles(messages):
 
 
 def _run(db, **options):
+    options.setdefault("exact_verify", False)  # the paper's path: an agent for every table
     model = ScriptedModel(default=_router_with_column_roles)
     ctx = Context(question=QUESTION, db=db, models={"default": model}, options=options)
     subset = link(ctx, "apex")
@@ -116,3 +117,29 @@ def test_names_view_prunes_with_one_line_per_table(school):
                   if "certainly have nothing to do" in c["messages"][-1]["content"])
     assert "CREATE TABLE" not in prompt and "student: student_id (key)" in prompt
     assert ctx.trace.notes("link.pruned")[0]["view"] == "names" and subset.tables
+
+
+def test_tables_the_question_names_are_kept_without_their_profiling_calls(school):
+    """The exact check keeps 'student' and 'course' (named by the question) and 'enrollment' (it joins them):
+    none of them costs an exploration or a verification call, and no column of theirs is lost."""
+    ctx, subset, steps, probes, _ = _run(school, exact_verify=True)
+    assert "link.explore" not in steps and "link.verify" not in steps and not probes
+    assert ctx.trace.notes("link.exact_verdicts")[0]["verdicts"] == {
+        "student": "named by the question", "course": "named by the question",
+        "enrollment": "joins two tables the question names"}
+    mapping = subset.as_mapping()
+    assert set(mapping) == {"student", "course", "enrollment"}
+    assert {"student_id", "course_id"} <= set(mapping["enrollment"])
+
+
+def test_a_value_the_question_names_keeps_the_table_that_stores_it(school):
+    from groundsql.linking.apex import exact_verdicts
+    from groundsql.linking.semantic import RoleMap
+
+    ctx = Context(question="Who teaches Compilers?", db=school, models={"default": ScriptedModel()})
+    verdicts = {v.table: v for v in exact_verdicts(ctx, ctx.schema, RoleMap())}
+    assert set(verdicts) == {"course"}  # no table is named; 'Compilers' is a stored course title
+    course = verdicts["course"]
+    assert course.summary == "stores a value the question names" and not course.verified
+    assert course.columns["title"] == ("stores a value of the question", "'Compilers'")
+    assert set(course.columns) == {"course_id", "title", "credits", "teacher_id"}  # every column stays

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from groundsql.errors import ConfigError, ModelError, TransientModelError
@@ -30,6 +32,20 @@ def test_json_output_is_validated_and_repaired_once() -> None:
     assert completion.data == [{"tables": ["singer"]}]
     repair_prompt = model.calls[1]["messages"][-1]["content"]
     assert "schema violation" in repair_prompt
+
+
+def test_the_repair_prompt_quotes_a_short_schema_and_not_a_long_one() -> None:
+    from groundsql.models.base import REPAIR_SCHEMA_CHARS
+
+    model = ScriptedModel(['{"tables": "singer"}', '{"tables": ["singer"]}'])
+    model.complete([{"role": "user", "content": "which tables?"}], json_schema=SCHEMA)
+    assert model.calls[1]["messages"][-1]["content"].endswith(
+        f"Reply again with only a JSON object that follows this schema:\n{json.dumps(SCHEMA)}")
+    long = {**SCHEMA, "description": "x" * REPAIR_SCHEMA_CHARS}
+    model = ScriptedModel(['{"tables": "singer"}', '{"tables": ["singer"]}'])
+    assert model.complete([{"role": "user", "content": "which tables?"}], json_schema=long).data
+    repair = model.calls[1]["messages"][-1]["content"]
+    assert "schema violation" in repair and "xxxx" not in repair and repair.endswith("with that fixed.")
 
 
 def test_json_output_that_stays_invalid_gives_none() -> None:

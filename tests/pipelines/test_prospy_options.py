@@ -43,7 +43,7 @@ class Script:
     def reply(self, messages) -> str:
         prompt = messages[-1]["content"]
         kind = ("plan" if "You are planning" in messages[0]["content"] else
-                "views" if prompt.startswith("You fetch data") else
+                "views" if "You fetch data" in prompt else
                 "sql" if "with a few example rows for each table" in prompt else "python")
         self.prompts.setdefault(kind, []).append(prompt)
         if kind == "plan":

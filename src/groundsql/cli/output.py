@@ -60,7 +60,8 @@ def trace_lines(trace: Any) -> list[str]:
     for event in trace.events:
         kind = getattr(event, "kind", "")
         if kind == "model":
-            state = f"error: {event.error}" if event.error else f"{event.prompt_tokens}+{event.completion_tokens} tokens"
+            state = (f"error: {event.error}" if event.error else
+                     f"{event.prompt_tokens}+{event.completion_tokens} tokens ({event.evaluated_tokens} read)")
             lines.append(f"model  {event.step:<22} {state}, {event.latency_s:.1f}s")
         elif kind == "query":
             state = f"{event.row_count} rows" if event.ok else f"error: {event.error}"

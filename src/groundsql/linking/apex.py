@@ -52,6 +52,9 @@ class ApexLinkOptions(PlanOptions, VerifyOptions, SynthesisOptions):
                                               "runs and every pruned table goes to synthesis unprofiled)")
     global_synthesis: bool = Field(True, description="global synthesis decides the final columns (false: 'w/o "
                                                      "Global Synthesis', the union of the profiling verdicts)")
+    exact_verify: bool = Field(True, description="keep a pruned table without its two profiling calls when the "
+                                                 "question names it or a value stored in it, or it joins two "
+                                                 "such tables (false: the paper's agent for every table)")
 
 
 @linker("apex", "APEX-SQL: logical plan, dual-pathway pruning, semantic roles, table verification, synthesis",
@@ -82,10 +85,15 @@ def apex(ctx: Context, previous: SchemaSubset | None) -> SchemaSubset:
     roles = semantic_roles(ctx, plan, pruned) if options.semantic_linking else RoleMap()
     ordered = sorted(pruned.tables, key=lambda t: ROLE_ORDER.get(roles.role(t.name), 3))
     limit = budget_value(options, "verify_tables")
-    explored, unexplored = (ordered, []) if limit is None else (ordered[:limit], ordered[limit:])
+    exact = exact_verdicts(ctx, pruned, roles) if profiling and options.exact_verify else []
+    decided = {v.table for v in exact}
+    asked = [t for t in ordered if t.name not in decided]
+    explored, unexplored = (asked, []) if limit is None else (asked[:limit], asked[limit:])
     if not profiling:
         explored, unexplored = [], ordered
-    verdicts = parallel_map(ctx, lambda t: verify_table(ctx, t, roles.role(t.name), roles.reason(t.name),
+    if exact:
+        ctx.trace.note("link.exact_verdicts", verdicts={v.table: v.summary for v in exact})
+    verdicts = exact + parallel_map(ctx, lambda t: verify_table(ctx, t, roles.role(t.name), roles.reason(t.name),
                                                         columns=roles.column_roles(t.name)), explored)
     ctx.trace.note("link.verdicts", verdicts={v.table: {"relevant": v.relevant, "columns": list(v.columns),
                                                          "summary": v.summary} for v in verdicts},
@@ -97,6 +105,44 @@ def apex(ctx: Context, previous: SchemaSubset | None) -> SchemaSubset:
     if not options.global_synthesis:
         return union_of_verdicts(final, roles, verdicts)
     return synthesize(ctx, final, roles, verdicts)
+
+
+def exact_verdicts(ctx: Context, pruned: Schema, roles: RoleMap) -> list[Verdict]:
+    """Verdicts that need no profiling agent: a pruned table the question names (its name's words all among the
+    question's), one holding a value the question names (value index), and one on the join path between two
+    such tables. Only keeps are decided here; every other table still goes to its agent."""
+    from groundsql.linking.connectivity import adjacency, connecting_edges, join_graph
+    from groundsql.linking.grounding import plausible_literal, question_matches
+    from groundsql.linking.lexical import words
+    from groundsql.linking.options import LinkOptions
+
+    names = {t.name.lower(): t.name for t in pruned.tables}
+    asked = set(words(ctx.question + (f" {ctx.evidence}" if ctx.evidence else "")))
+    found: dict[str, Verdict] = {}
+    for table in pruned.tables:
+        name_words = words(table.name)
+        if name_words and set(name_words) <= asked:
+            found[table.name] = Verdict(table.name, roles.role(table.name), relevant=True,
+                                        summary="named by the question", verified=False)
+    for match in question_matches(ctx):
+        table = names.get(match.table.lower())
+        if table is None or not plausible_literal(match):
+            continue
+        verdict = found.setdefault(table, Verdict(table, roles.role(table), relevant=True,
+                                                  summary="stores a value the question names", verified=False))
+        verdict.columns[match.column] = ("stores a value of the question", f"{match.value!r}")
+    if len(found) > 1:
+        hops = ctx.settings(LinkOptions).link_max_hops
+        for edge in connecting_edges(adjacency(join_graph(ctx)), list(found), hops):
+            for end in (edge.table, edge.ref_table):
+                table = names.get(end.lower())
+                if table is not None and table not in found:
+                    found[table] = Verdict(table, roles.role(table), relevant=True,
+                                           summary="joins two tables the question names", verified=False)
+    for verdict in found.values():  # no agent chose its columns: all stay (synthesis may still drop some)
+        for column in pruned.table(verdict.table).columns:
+            verdict.columns.setdefault(column.name, ("kept by the exact check", ""))
+    return list(found.values())
 
 
 def _batch_tokens(ctx: Context, options: ApexLinkOptions) -> int:

@@ -45,6 +45,9 @@ class Completion:
 
 #: The most tokens one completion may ask for.
 MAX_COMPLETION_TOKENS = 32_768
+#: A JSON schema up to this many characters is quoted in the repair prompt; a longer one (prospy's view language
+#: runs to about 10,000) is not: the decoder is held to it anyway, and quoting it cost about 3,000 prompt tokens.
+REPAIR_SCHEMA_CHARS = 2000
 
 
 @dataclass
@@ -162,10 +165,7 @@ class Model(ABC):
             if problem is not None:
                 repair = messages + [
                     {"role": "assistant", "content": text},
-                    {"role": "user", "content": (
-                        f"That reply is not valid: {problem}. Reply again with only a JSON object that "
-                        f"follows this schema:\n{json.dumps(schema)}"
-                    )},
+                    {"role": "user", "content": repair_request(problem, schema)},
                 ]
                 fixed = self._with_retries(repair, 1, 0.0, max_tokens, schema, None, None)
                 completion.prompt_tokens += fixed.prompt_tokens
@@ -175,6 +175,15 @@ class Model(ABC):
                 if problem is None:
                     completion.texts[index] = fixed.text
             completion.data.append(value if problem is None else None)
+
+
+def repair_request(problem: str, schema: dict[str, Any]) -> str:
+    """What the repair call asks: the problem, and the schema itself when it is short (`REPAIR_SCHEMA_CHARS`)."""
+    text = json.dumps(schema)
+    if len(text) <= REPAIR_SCHEMA_CHARS:
+        return (f"That reply is not valid: {problem}. Reply again with only a JSON object that follows this "
+                f"schema:\n{text}")
+    return f"That reply is not valid: {problem}. Reply again with only the JSON object, with that fixed."
 
 
 def parse_json(text: str, schema: dict[str, Any] | None = None) -> tuple[Any, str | None]:

@@ -16,6 +16,7 @@ from groundsql.errors import ConfigError, ModelError, ModelNotInstalled, ModelTi
 from groundsql.models.base import Completion, Model
 from groundsql.models.deadline import DEFAULT_LOCAL_MODEL_TIMEOUT_S, cancelled
 from groundsql.models.prefix_cache import MIN_NEW_TOKENS, PromptCounter, cache_for, forget
+from groundsql.models.prompt_lookup import LookupStats, PromptLookup, lookup_from_env, prompt_lookup
 from groundsql.models.weights import ensure_weights, weights_available
 
 log = logging.getLogger("groundsql")
@@ -44,18 +45,25 @@ class LocalModel(Model):
         name_or_path: a known model name (see `groundsql models`) or a path to a .gguf file.
         threads: CPU threads (default: GROUNDSQL_THREADS or up to 2).
         n_ctx: context window in tokens (default: GROUNDSQL_N_CTX or 8192).
+        prompt_lookup: speculative decoding by prompt lookup (default: GROUNDSQL_PROMPT_LOOKUP, else off: on a
+            CPU where llama.cpp's cost grows with the batch it does not pay, and batched logits can flip a
+            near-tie; docs/speed.md).
     """
 
     serial = True
     #: On the CPU the deadline bounds each completion's generation time (not the wait for the CPU lock).
     default_timeout_s = DEFAULT_LOCAL_MODEL_TIMEOUT_S
 
-    def __init__(self, name_or_path: str, *, threads: int | None = None, n_ctx: int | None = None, **kw: Any):
+    def __init__(self, name_or_path: str, *, threads: int | None = None, n_ctx: int | None = None,
+                 prompt_lookup: bool | None = None, **kw: Any):
         super().__init__(**kw)
         self.name_or_path = name_or_path
         self.spec = f"local:{name_or_path}"
         self.threads = threads or default_threads()
         self.n_ctx = n_ctx or default_context()
+        self.prompt_lookup = lookup_from_env(default=False) if prompt_lookup is None else prompt_lookup
+        #: Draft batches, drafted and kept tokens of this model's calls with prompt lookup.
+        self.lookup_stats = LookupStats()
         self._llama: Any = None
         self.check_available()
 
@@ -118,7 +126,7 @@ class LocalModel(Model):
         for index in range(n):
             call_seed = (seed if seed is not None else 1234) + index
             try:
-                with _RUN_LOCK, _stop_after(llama, self.timeout_s) as stop_at:
+                with _RUN_LOCK, _stop_after(llama, self.timeout_s) as stop_at, self._drafting(llama):
                     with PromptCounter(llama, cache) as counter:
                         out = llama.create_chat_completion(messages=messages, seed=call_seed, **kwargs)
                     cached_tokens += counter.cached_tokens
@@ -142,6 +150,19 @@ class LocalModel(Model):
             completion_tokens += int(usage.get("completion_tokens", 0))
         return Completion(texts=texts, prompt_tokens=prompt_tokens, completion_tokens=completion_tokens,
                           cached_tokens=min(cached_tokens, prompt_tokens), model=self.spec)
+
+
+    @contextlib.contextmanager
+    def _drafting(self, llama: Any):
+        """Prompt-lookup drafts for the block's calls when `prompt_lookup` is on (the caller holds `_RUN_LOCK`)."""
+        if not self.prompt_lookup:
+            yield
+            return
+        with prompt_lookup(llama, PromptLookup()) as draft:
+            try:
+                yield
+            finally:
+                self.lookup_stats.add(draft.stats)
 
 
 def _close_loaded() -> None:

@@ -161,6 +161,7 @@ class PromptCounter:
     def __enter__(self) -> PromptCounter:
         llama, cache, calls = self.llama, self.cache, self.calls
         original = llama.generate
+        self._wrapped = llama.__dict__.get("generate")  # another wrapper already in place (prompt lookup)
 
         def generate(tokens: Sequence[int], *args: Any, **kwargs: Any) -> Iterator[int]:
             tokens = list(tokens)
@@ -178,7 +179,10 @@ class PromptCounter:
         return self
 
     def __exit__(self, *exc: Any) -> None:
-        del self.llama.generate
+        if self._wrapped is not None:
+            self.llama.generate = self._wrapped
+        else:
+            del self.llama.generate
 
     @property
     def cached_tokens(self) -> int:

@@ -60,7 +60,7 @@ def step_payload(event: ModelCall | QueryRun | Note) -> dict[str, Any]:
     if isinstance(event, ModelCall):
         return {"kind": "model", "step": event.step, "role": event.role, "model": event.model,
                 "prompt_tokens": event.prompt_tokens, "completion_tokens": event.completion_tokens,
-                "seconds": round(event.latency_s, 3), "error": event.error}
+                "evaluated_tokens": event.evaluated_tokens, "seconds": round(event.latency_s, 3), "error": event.error}
     if isinstance(event, QueryRun):
         return {"kind": "query", "step": event.step, "sql": event.sql, "ok": event.ok,
                 "seconds": round(event.elapsed_s, 3), "row_count": event.row_count, "error": event.error}

@@ -255,3 +255,22 @@ def test_validator_checks_result_and_expected_format(music_db):
     assert validate_result(ctx, empty, the_plan).result_empty and script.calls("validate") == calls
     broken = Candidate(sql="SELECT", error="syntax error")
     assert not validate_result(ctx, broken, the_plan).valid
+
+
+@pytest.mark.parametrize(("text", "topics"), [
+    ("How many singers are there?", []),
+    ("Which concerts were held in 2014 or later?", ["dates"]),
+    ("What percentage of pets are dogs, and what is the full name of the oldest owner?", ["concat", "division"]),
+    ("List the names that start with 'A' and whose country is missing", ["nulls", "regex"]),
+])
+def test_keyword_topics_come_from_the_words_of_the_question_and_plan(text, topics):
+    from groundsql.generation.recap.syntax import keyword_topics
+
+    assert keyword_topics(text) == topics
+
+
+def test_keyword_syntax_notes_need_no_model_call(music_db):
+    script = AgentScript()
+    ctx = _ctx(music_db, script.model)
+    notes = retrieve_syntax(ctx, Plan(steps=["count songs by release year"]), mode="keywords")
+    assert list(notes) == ["dates"] and not script.model.calls

@@ -37,8 +37,11 @@ def test_recap_is_registered_and_answers_in_one_step(music_db):
     answer, ctx = _run(music_db, script)
     assert answer.preset == "recap" and answer.sql == FRENCH and sorted(answer.result.rows) == [("Ann",), ("Joe",)]
     steps = [e.step for e in ctx.trace.events if e.kind == "model"]
-    assert steps == ["recap:presql", "recap:plan", "recap:plan-critique", "recap:syntax", "recap:action",
-                     "recap:sql-critique", "recap:validate"]
+    # the syntax notes' topics come from the question's and plan's words (no call) unless syntax_topics=model
+    assert steps == ["recap:presql", "recap:plan", "recap:plan-critique", "recap:action", "recap:sql-critique",
+                     "recap:validate"]
+    _, paper = _run(music_db, AgentScript(), syntax_topics="model")
+    assert "recap:syntax" in [e.step for e in paper.trace.events if e.kind == "model"]
     done = _turns(ctx, "done")[0]
     assert done["validated"] and done["steps"] == 1 and done["plan_versions"] == 1 and done["verdicts"] == [True]
     assert done["sql_revisions"] == []

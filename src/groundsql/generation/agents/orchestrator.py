@@ -245,8 +245,8 @@ def _orchestrator_context(ctx: Context, schema: SchemaContext, ledger: TaskLedge
     dialect = dialect_name(ctx.db.dialect)
     notes = notes_block(domain)
     if ledger is None or not ledger.tables:
-        return render("agentnlq_orchestrator", context_label="Schema", context=schema.text, notes_block=notes,
-                      dialect=dialect)
+        return render("agentnlq_orchestrator", context_label=f"Schema of the {dialect} database",
+                      context=schema.text, notes_block=notes, dialect=dialect)
     subset = SchemaSubset()
     for table in ledger.tables:
         subset.add(table)

@@ -49,7 +49,12 @@ class RecapLoopOptions(Options):
     sql_critique: bool = Field(True, description="let the SQL critic review each answer query (off: ablation)")
     validator: bool = Field(True, description="validate each result; a pass ends the loop (off: ablation, the "
                                               "first query with rows ends it)")
-    syntax_help: bool = Field(True, description="let the model ask for dialect syntax notes after planning")
+    syntax_help: bool = Field(True, description="dialect syntax notes for the action agent after planning")
+    syntax_topics: Literal["keywords", "model"] = Field("keywords", description="how the notes' topics are "
+                                                                                "chosen: keywords (the words "
+                                                                                "of the question and plan, no "
+                                                                                "call) or model (the paper's "
+                                                                                "syntax retriever asks)")
     refine_rounds: int = Field(2, ge=0, description="repair rounds per failing or empty candidate")
     relink_limit: int = Field(2, ge=0, description="schema re-linkings on table/column-not-found errors")
     knowledge_k: int = Field(3, ge=0, description="knowledge snippets given to the planner")
@@ -104,7 +109,7 @@ def solve(ctx: Context, options: RecapLoopOptions, *, role: str = "generator",
         _presql(ctx, state, roles, say)
     _plan(ctx, state, options, roles, say)
     if options.syntax_help:
-        state.syntax = retrieve_syntax(ctx, state.plan, role=roles.actor)
+        state.syntax = retrieve_syntax(ctx, state.plan, role=roles.actor, mode=options.syntax_topics)
         say("syntax", topics=list(state.syntax))
     while state.final is None and state.steps < options.max_steps:
         _step(ctx, state, options, roles, say)

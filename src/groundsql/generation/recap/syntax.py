@@ -7,6 +7,8 @@ tests); the model only picks topics among theirs.
 
 from __future__ import annotations
 
+import re
+
 from pydantic import Field
 
 from groundsql.context import Context
@@ -17,6 +19,17 @@ from groundsql.prompts import dialect_name, render
 
 TOPICS = ("dates", "concat", "division", "limit", "nulls", "regex", "boolean", "cast", "quoting")
 MAX_TOPICS = 3  # a small model tends to ask for every topic; the prompt stays short
+#: The words of a question or plan that call for each topic's note (`syntax_topics="keywords"`, no model call).
+TOPIC_WORDS = {
+    "dates": r"year|years|month|months|day|days|date|dates|week|weeks|time|times|\d{4}",
+    "concat": r"full name|concatenat\w*|combine\w*|joined together",
+    "division": r"percent\w*|percentage|ratio|proportion|fraction|share|divided|rate",
+    "nulls": r"null|nulls|missing|unknown|no value",
+    "regex": r"pattern|contains?|containing|starts? with|ends? with|begins? with",
+    "boolean": r"true|false|boolean|flag|flagged",
+    "cast": r"cast|convert\w*|as a number|numeric",
+    "quoting": r"quote\w*|apostrophe",
+}
 
 
 class SyntaxRequest(Reply):
@@ -30,8 +43,19 @@ def dialect_notes(dialect: str, topics: list[str]) -> dict[str, str]:
     return {topic: notes[topic].text for topic in topics if topic in notes}
 
 
-def retrieve_syntax(ctx: Context, plan: Plan, *, role: str = "generator") -> dict[str, str]:
-    """Ask whether the plan needs syntax help and on which topics; the notes for those topics (empty: none)."""
+def keyword_topics(text: str) -> list[str]:
+    """The topics whose words `text` uses, in `TOPICS` order, at most `MAX_TOPICS`."""
+    lowered = text.lower()
+    found = [t for t in TOPICS if t in TOPIC_WORDS and re.search(rf"\b(?:{TOPIC_WORDS[t]})\b", lowered)]
+    return found[:MAX_TOPICS]
+
+
+def retrieve_syntax(ctx: Context, plan: Plan, *, role: str = "generator", mode: str = "model") -> dict[str, str]:
+    """The dialect notes the plan needs (empty: none). `mode` "model" asks the model whether help is needed and
+    on which topics (the paper's syntax retriever); "keywords" picks the topics whose words the question or the
+    plan uses, with no call."""
+    if mode == "keywords":
+        return dialect_notes(ctx.db.dialect, keyword_topics(f"{ctx.question}\n{plan.text()}"))
     prompt = render("recap_syntax", dialect=dialect_name(ctx.db.dialect), question=ctx.question, plan=plan.text(),
                     topics=", ".join(TOPICS))
     request = ask_json(ctx, "recap:syntax", prompt, SyntaxRequest, role=role, max_tokens=80)

@@ -106,6 +106,12 @@ BENCHMARKS: dict[str, Benchmark] = {b.name: b for b in [
     Benchmark("linking", "schema linking recall and precision per linker (Spider, the large schema)",
               (Step("linking.py", ("--linkers", "full,vector", "--n", "100", "--jsonl",
                                    _out("linking", "spider_model_free.jsonl"))),), "linking.md"),
+    Benchmark("speed", "per preset: wall time, calls, evaluated and generated tokens against llama.cpp's own "
+                       "throughput measured in the same run; prompt lookup off and on",
+              (Step("speed.py", ("run", "--label", "current", "--presets", "baseline,recap,agentnlq,apex,prospy"),
+                    env=THREADS_1),
+               Step("speed.py", ("report",), forward=False)),
+              "speed.md", "yes: each preset's run in a label folder continues where it stopped"),
     Benchmark("profiling", "profiling speed (a 10-million-row DuckDB table, the Spider databases)",
               (Step("profiling.py"),),
               "profiling.md"),

@@ -12,6 +12,7 @@ import re
 from sqlglot import exp
 
 from groundsql.selection.query_view import Finding, QueryView, inner_joins
+from groundsql.selection.shapes.common import primary_key
 
 NAME = "anti_join"
 _NEGATION = re.compile(r"\b(not|no|never|without|none|nobody|nothing)\b|n't\b", re.IGNORECASE)
@@ -58,11 +59,7 @@ def _null_after_inner_join(q: QueryView) -> list[Finding]:
 
 def _is_key(q: QueryView, table, column: str) -> bool:
     """Whether `column` alone is `table`'s primary key (declared, else the catalog's inferred one)."""
-    key = list(table.primary_key)
-    if not key and q.ctx.catalog is not None:
-        profile = q.ctx.catalog.table(table.name)
-        key = list(profile.primary_key) if profile is not None else []
-    return [k.lower() for k in key] == [column.lower()]
+    return [k.lower() for k in primary_key(q, table)] == [column.lower()]
 
 
 def _negation_as_inequality(q: QueryView) -> list[Finding]:

@@ -7,7 +7,7 @@ import re
 
 from sqlglot import exp
 
-from groundsql.catalog.schema import Schema
+from groundsql.catalog.schema import Schema, Table
 from groundsql.selection.query_view import QueryView
 from groundsql.selection.question import QuestionShape, read_question, singular
 
@@ -38,6 +38,14 @@ def limit_value(select: exp.Select) -> int | None:
 
 def to_sql(q: QueryView, tree: exp.Expression) -> str:
     return tree.sql(dialect=q.ctx.db.dialect)
+
+
+def primary_key(q: QueryView, table: Table) -> list[str]:
+    """`table`'s primary key columns: the declared key, else the one the catalog inferred (empty when neither)."""
+    if table.primary_key:
+        return list(table.primary_key)
+    profile = q.ctx.catalog.table(table.name) if q.ctx.catalog is not None else None
+    return list(profile.primary_key) if profile is not None else []
 
 
 def name_tokens(name: str) -> list[str]:

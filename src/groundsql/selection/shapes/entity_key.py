@@ -10,6 +10,7 @@ from sqlglot import exp
 
 from groundsql.catalog.schema import Table
 from groundsql.selection.query_view import Finding, QueryView
+from groundsql.selection.shapes.common import primary_key
 
 NAME = "entity_key"
 #: A column identifies rows 'by name' when most of its values are distinct; below this share it is a category
@@ -62,10 +63,7 @@ def _grouping_named(question: str, column: str) -> bool:
 
 
 def _single_key(q: QueryView, table: Table) -> str | None:
-    key = list(table.primary_key)
-    if not key and q.ctx.catalog is not None:
-        profile = q.ctx.catalog.table(table.name)
-        key = list(profile.primary_key) if profile is not None else []
+    key = primary_key(q, table)
     return key[0] if len(key) == 1 else None
 
 

@@ -9,6 +9,7 @@ from sqlglot import exp
 from groundsql.catalog.joins import Relationship
 from groundsql.catalog.schema import Table
 from groundsql.selection.query_view import Finding, QueryView, short
+from groundsql.selection.shapes.common import primary_key
 
 NAME = "join_edge"
 
@@ -83,7 +84,7 @@ def _mismatched(q: QueryView, left: Table, left_column: str, right: Table, right
 
 
 def _is_own_key(q: QueryView, table: Table, column: str) -> bool:
-    return [c.lower() for c in _primary_key(q, table)] == [column.lower()]
+    return [c.lower() for c in primary_key(q, table)] == [column.lower()]
 
 
 def _refers_elsewhere(q: QueryView, table: Table, column: str, other: Table) -> bool:
@@ -93,13 +94,6 @@ def _refers_elsewhere(q: QueryView, table: Table, column: str, other: Table) -> 
                 and rel.ref_table.lower() not in (other.name.lower(), table.name.lower()):
             return True
     return False
-
-
-def _primary_key(q: QueryView, table: Table) -> list[str]:
-    if table.primary_key:
-        return list(table.primary_key)
-    profile = q.ctx.catalog.table(table.name) if q.ctx.catalog is not None else None
-    return list(profile.primary_key) if profile is not None else []
 
 
 def _edge_condition(edge: Relationship, left_alias: str, left_table: Table, right_alias: str) -> exp.EQ:

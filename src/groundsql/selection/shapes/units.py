@@ -9,7 +9,7 @@ import re
 from sqlglot import exp
 
 from groundsql.selection.query_view import Finding, QueryView
-from groundsql.selection.question import singular
+from groundsql.selection.shapes.common import name_tokens
 
 NAME = "units"
 #: A unit as the question says it → (quantity, factor to the quantity's base unit).
@@ -76,8 +76,7 @@ def _unit(word: str) -> tuple[str, float] | None:
 
 
 def _column_unit(name: str) -> tuple[str, float] | None:
-    spaced = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", name)
-    for word in reversed([singular(w) for w in re.findall(r"[a-z0-9]+", spaced.lower())]):
+    for word in reversed(name_tokens(name)):
         if word in _NAMED:
             return _NAMED[word]
     return None

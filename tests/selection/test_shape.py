@@ -245,6 +245,19 @@ def test_idle_join_and_unread_table(store, catalog) -> None:
     assert names(unread) == {"unread_table"}
 
 
+def test_extra_join_reads_only_the_joined_tables_own_words(store, catalog) -> None:
+    """'invoice' names the kept invoice table, not invoice_line: the idle join to the lines is still found; a
+    question that names the lines asks for invoices with a match and is left alone."""
+    sql = ("SELECT i.invoice_id FROM invoice AS i JOIN invoice_line AS l ON l.invoice_id = i.invoice_id "
+           "WHERE i.total > 2")
+    _, _, idle = check(store, catalog, "List the ids of invoices with a total above 2.", sql,
+                       checks=("extra_join",))
+    assert names(idle) == {"extra_join"}
+    _, _, named = check(store, catalog, "List the ids of invoices with a total above 2 that have a line.", sql,
+                        checks=("extra_join",))
+    assert names(named) == set()
+
+
 def test_count_rank_aggregate_and_comparison(store, catalog) -> None:
     _, _, rank = check(store, catalog, "Which country has the largest number of customers?",
                        "SELECT country FROM customer ORDER BY customer_id DESC LIMIT 1", checks=("count_rank",))

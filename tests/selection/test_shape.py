@@ -258,6 +258,23 @@ def test_extra_join_reads_only_the_joined_tables_own_words(store, catalog) -> No
     assert names(named) == set()
 
 
+def test_count_per_key_counts_the_table_that_refers_to_the_key(store, catalog) -> None:
+    """Counting a table's own rows per its key gives 1 for every group: the table the question names that refers to
+    the key is joined and its rows counted; with no such table named, the finding comes without a rewrite."""
+    sql = "SELECT c.first_name, COUNT(*) FROM customer AS c GROUP BY c.customer_id"
+    ctx, _, found = check(store, catalog, "Show each customer's first name and their number of invoices.", sql,
+                          checks=("count_per_key",))
+    assert names(found) == {"count_per_key"} and "invoice" in found[0].hint
+    rows = ctx.query(found[0].rewrite, step="test").rows
+    assert sorted(rows) == [("Ann", 3), ("Cid", 1), ("Dee", 1), ("Eve", 1)]
+    _, _, unnamed = check(store, catalog, "Show each customer's first name and a number.", sql,
+                          checks=("count_per_key",))
+    assert names(unnamed) == {"count_per_key"} and not unnamed[0].rewrite
+    _, _, grouped = check(store, catalog, "How many customers are there in each country?",
+                          "SELECT country, COUNT(*) FROM customer GROUP BY country", checks=("count_per_key",))
+    assert not grouped
+
+
 def test_count_rank_aggregate_and_comparison(store, catalog) -> None:
     _, _, rank = check(store, catalog, "Which country has the largest number of customers?",
                        "SELECT country FROM customer ORDER BY customer_id DESC LIMIT 1", checks=("count_rank",))

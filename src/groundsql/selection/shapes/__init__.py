@@ -18,6 +18,7 @@ from groundsql.selection.shapes import (
     comparison_asked,
     comparison_direction,
     count_asked,
+    count_per_key,
     count_rank,
     distinct_asked,
     entity_column,
@@ -45,7 +46,7 @@ MODULES: list[ModuleType] = [
     both_values, question_value, distinct_asked, extra_join, count_rank, aggregate_asked, comparison_asked,
     unread_table, ungrouped, comparison_direction,
     # right by construction: the join graph, keys, the query tree and the stored values are the evidence
-    anti_join, join_edge, value_grounding, units, both_in, entity_key, group_key,
+    anti_join, join_edge, value_grounding, units, both_in, entity_key, group_key, count_per_key,
 ]
 
 #: Check name (its module's name) → its function.

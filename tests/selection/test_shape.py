@@ -275,6 +275,23 @@ def test_count_per_key_counts_the_table_that_refers_to_the_key(store, catalog) -
     assert not grouped
 
 
+def test_key_join_finds_two_unrelated_keys_equated(store, catalog) -> None:
+    """genre_id = media_type_id pairs a genre with a media type by number alone: a finding; for 'both' over a column
+    both tables have, the rewrite intersects that column. A join along a key stays silent."""
+    sql = "SELECT g.name FROM genre AS g JOIN media_type AS m ON g.genre_id = m.media_type_id"
+    ctx, _, both = check(store, catalog, "Which names are used both by genres and by media types?", sql,
+                         checks=("key_join",))
+    assert names(both) == {"key_join"}
+    assert both[0].rewrite == "SELECT name FROM genre INTERSECT SELECT name FROM media_type"
+    assert ctx.query(both[0].rewrite, step="test").rows == []
+    _, _, plain = check(store, catalog, "List genre names with a media type.", sql, checks=("key_join",))
+    assert names(plain) == {"key_join"} and not plain[0].rewrite
+    _, _, edge = check(store, catalog, "List the genre of each track.",
+                       "SELECT g.name FROM track AS t JOIN genre AS g ON t.genre_id = g.genre_id",
+                       checks=("key_join",))
+    assert not edge
+
+
 def test_count_rank_aggregate_and_comparison(store, catalog) -> None:
     _, _, rank = check(store, catalog, "Which country has the largest number of customers?",
                        "SELECT country FROM customer ORDER BY customer_id DESC LIMIT 1", checks=("count_rank",))

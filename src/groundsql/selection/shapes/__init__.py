@@ -26,6 +26,7 @@ from groundsql.selection.shapes import (
     extra_join,
     group_key,
     join_edge,
+    key_join,
     list_asked,
     missing_column,
     question_value,
@@ -47,6 +48,7 @@ MODULES: list[ModuleType] = [
     unread_table, ungrouped, comparison_direction,
     # right by construction: the join graph, keys, the query tree and the stored values are the evidence
     anti_join, join_edge, value_grounding, units, both_in, entity_key, group_key, count_per_key,
+    key_join,
 ]
 
 #: Check name (its module's name) → its function.

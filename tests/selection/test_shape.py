@@ -292,6 +292,21 @@ def test_key_join_finds_two_unrelated_keys_equated(store, catalog) -> None:
     assert not edge
 
 
+def test_sort_direction_descending_only_when_asked(store, catalog) -> None:
+    """A descending sort the question never asks for is a finding whose rewrite sorts ascending; 'from highest to
+    lowest' asks for it, and a LIMIT makes the direction choose rows (left to the superlative checks)."""
+    sql = "SELECT name FROM track ORDER BY unit_price DESC, name"
+    ctx, _, found = check(store, catalog, "List the track names ordered by price.", sql, checks=("sort_direction",))
+    assert names(found) == {"sort_direction"}
+    assert "DESC" not in found[0].rewrite.upper()
+    assert ctx.query(found[0].rewrite, step="test").rows[:2] == [("Alpha",), ("Beta",)]  # 0.99 first, by name
+    for question, query in [("List the track names from highest to lowest price.", sql),
+                            ("List the track names in descending order of price.", sql),
+                            ("List the track names ordered by price.", sql + " LIMIT 3")]:
+        _, _, silent = check(store, catalog, question, query, checks=("sort_direction",))
+        assert not silent, question
+
+
 def test_count_rank_aggregate_and_comparison(store, catalog) -> None:
     _, _, rank = check(store, catalog, "Which country has the largest number of customers?",
                        "SELECT country FROM customer ORDER BY customer_id DESC LIMIT 1", checks=("count_rank",))

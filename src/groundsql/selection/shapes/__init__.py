@@ -31,6 +31,7 @@ from groundsql.selection.shapes import (
     missing_column,
     question_value,
     rank_column,
+    sort_direction,
     star,
     superlative,
     unasked_limit,
@@ -48,7 +49,7 @@ MODULES: list[ModuleType] = [
     unread_table, ungrouped, comparison_direction,
     # right by construction: the join graph, keys, the query tree and the stored values are the evidence
     anti_join, join_edge, value_grounding, units, both_in, entity_key, group_key, count_per_key,
-    key_join,
+    key_join, sort_direction,
 ]
 
 #: Check name (its module's name) → its function.

@@ -270,6 +270,14 @@ def test_count_per_key_counts_the_table_that_refers_to_the_key(store, catalog) -
     _, _, unnamed = check(store, catalog, "Show each customer's first name and a number.", sql,
                           checks=("count_per_key",))
     assert names(unnamed) == {"count_per_key"} and not unnamed[0].rewrite
+    by_name = "SELECT first_name, COUNT(*) FROM customer GROUP BY first_name"  # the names are unique here
+    ctx, _, named = check(store, catalog, "Show each customer's first name and their number of invoices.", by_name,
+                          checks=("count_per_key",))
+    assert names(named) == {"count_per_key"}
+    assert sorted(ctx.query(named[0].rewrite, step="test").rows) == [("Ann", 3), ("Cid", 1), ("Dee", 1), ("Eve", 1)]
+    _, _, chance = check(store, catalog, "How many customers have each first name?", by_name,
+                         checks=("count_per_key",))
+    assert not chance  # unique by chance in these rows, and no table that refers to customers is named
     _, _, grouped = check(store, catalog, "How many customers are there in each country?",
                           "SELECT country, COUNT(*) FROM customer GROUP BY country", checks=("count_per_key",))
     assert not grouped

@@ -22,7 +22,7 @@ from groundsql.selection.shape import SHAPE_CHECKS, shape_findings
 
 pytestmark = pytest.mark.integration
 
-NEW = ("anti_join", "join_edge", "value_grounding", "units", "both_in", "entity_key", "group_key")
+NEW = ("anti_join", "join_edge", "value_grounding", "units", "both_in", "entity_key", "group_key", "count_per_key", "key_join", "sort_direction")
 
 
 @pytest.fixture(scope="module")

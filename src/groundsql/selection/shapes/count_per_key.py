@@ -1,6 +1,6 @@
 """``count_per_key``: a count per group where every group is one row. The query reads one table and groups by that
-table's key, so each count is 1 ('the number of transactions for each account' counted in the accounts table
-itself). Rewrite, when the question names exactly one table that refers to the key: that table joined, its rows
+table's key (or by columns whose stored values are unique, when the question names a table that refers to this
+one), so each count is 1 ('the number of transactions for each account' counted in the accounts table itself). Rewrite, when the question names exactly one table that refers to the key: that table joined, its rows
 counted."""
 
 from __future__ import annotations
@@ -24,14 +24,21 @@ def check(q: QueryView) -> list[Finding]:
         return []
     alias, table = next(iter(q.sources.items()))
     key = primary_key(q, table)
-    grouped = {c.name.lower() for c in group.expressions if isinstance(c, exp.Column)}
-    if not key or not all(k.lower() in grouped for k in key) or not _unique(q, table.name, key):
+    columns = [c.name for c in group.expressions if isinstance(c, exp.Column)]
+    if not key or len(columns) != len(group.expressions):
         return []
     referring = _referring(q, table.name, key)
     named = [rel for rel in referring if _named(q, rel.table, table.name)]
-    keys = ", ".join(f"{table.name}.{k}" for k in key)
+    by_key = {k.lower() for k in key} <= {c.lower() for c in columns}
+    if not by_key and len(named) != 1:
+        return []  # grouped by values that may be unique here by chance: a finding only when the question names
+        #           the one table whose rows it would count ('pilots and the number of records they have')
+    per = key if by_key else columns
+    if not _unique(q, table.name, per):
+        return []
+    keys = ", ".join(f"{table.name}.{k}" for k in per)
     tables = ", ".join(f"{rel.table} ({rel.on_clause()})" for rel in referring[:3])
-    message = f"the query counts rows of {table.name} per {keys}, its key: every count is 1"
+    message = f"the query counts rows of {table.name} per {keys}, which is one row each: every count is 1"
     hint = (f"Each value of {keys} is one row of {table.name}, so a count grouped by it is always 1. To count "
             f"related rows, join the table that refers to it" + (f": {tables}." if tables else "."))
     rewrite = ""
@@ -42,7 +49,7 @@ def check(q: QueryView) -> list[Finding]:
 
 
 def _unique(q: QueryView, table: str, key: list[str]) -> bool:
-    """Whether the key's values are unique in the stored rows (a declared key the data breaks says nothing)."""
+    """Whether the columns' stored value combinations are unique (a declared key the data breaks says nothing)."""
     columns = [exp.column(k, table="t") for k in key]
     duplicates = (exp.select(*columns).from_(exp.table_(table).as_("t")).group_by(*columns)
                   .having(exp.GT(this=exp.Count(this=exp.Star()), expression=exp.Literal.number(1))))

@@ -8,8 +8,8 @@ open dev split (all 646 questions, 14 databases) only says whether a change hold
     # a run (resumable: the same command continues), labelled with the commit it ran at
     GROUNDSQL_THREADS=1 python benchmarks/generalization.py run --split train --preset auto
     GROUNDSQL_THREADS=1 python benchmarks/generalization.py run --split dev --preset auto --option checks_off=units
-    # the report over every run under runs/ (Markdown + PNG), each run compared with the baseline of its split
-    python benchmarks/generalization.py report --baseline auto@39de551
+    # the report over every run under runs/ (Markdown + PNG), each run compared with each baseline of its split
+    python benchmarks/generalization.py report --baseline auto@39de551 --baseline refine@d9204c5
     python benchmarks/generalization.py gold     # every check on the training databases' gold queries (no model)
 
 Per check, the report counts the exact rewrites each run applied (`shape_repairs` in a run's records) whose
@@ -54,7 +54,8 @@ def main(argv: list[str] | None = None) -> int:
     gold.add_argument("--limit", type=int, default=None, help="at most this many questions (file order)")
     gold.add_argument("--out", type=Path, default=RESULTS / "gold_checks.json")
     report = commands.add_parser("report", help="write generalization.md and .png from every run")
-    report.add_argument("--baseline", default=None, help="LABEL@COMMIT of the run each run is compared with")
+    report.add_argument("--baseline", action="append", default=[],
+                        help="LABEL@COMMIT of a run each run is compared with (repeatable: one table each)")
     report.add_argument("--runs", type=Path, default=RESULTS / "runs")
     report.add_argument("--out", type=Path, default=RESULTS)
     args = parser.parse_args(argv)
@@ -226,7 +227,7 @@ def _check_effects(records: list[dict[str, Any]], root: Path) -> Counter:
     return effects
 
 
-def write_report(runs_dir: Path, out: Path, baseline: str | None) -> None:
+def write_report(runs_dir: Path, out: Path, baselines: list[str]) -> None:
     lines = ["# Generalization: tuned on the training databases, claimed on the open dev split", "",
              f"Runs under `{_rel(runs_dir)}`, one folder per split and run, named `LABEL@COMMIT`; each run's "
              "`command.txt` holds the command that made it and the commit (more than one where it was resumed at "
@@ -258,7 +259,7 @@ def write_report(runs_dir: Path, out: Path, baseline: str | None) -> None:
                          + f"{s['calls_median']:g} / {s['calls_mean']:.2f} | {s['p50']:.1f} / {s['p90']:.1f} | "
                          f"{s['tokens']:.0f} | {s['sure_share']:.0f} / {s['sure_right']:.1f} |")
             plot.setdefault(name, {})[split] = s["ex"]
-        if baseline and baseline in runs:
+        for baseline in [b for b in baselines if b in runs]:
             lines += ["", f"Question by question against `{baseline}`, on the questions both answered:", "",
                       "| run | common | won | lost | net |", "|---|---:|---:|---:|---:|"]
             base = {str(r["id"]): bool(r.get("correct")) for r in runs[baseline]}

@@ -301,8 +301,9 @@ def test_key_join_finds_two_unrelated_keys_equated(store, catalog) -> None:
 
 
 def test_sort_direction_descending_only_when_asked(store, catalog) -> None:
-    """A descending sort the question never asks for is a finding whose rewrite sorts ascending; 'from highest to
-    lowest' asks for it, and a LIMIT makes the direction choose rows (left to the superlative checks)."""
+    """A descending sort where the question asks for an order but not a descending one is a finding whose rewrite
+    sorts ascending; 'from highest to lowest' asks for it, a LIMIT makes the direction choose rows (left to the
+    superlative checks), and a question that asks for no order leaves the presentation to the query."""
     sql = "SELECT name FROM track ORDER BY unit_price DESC, name"
     ctx, _, found = check(store, catalog, "List the track names ordered by price.", sql, checks=("sort_direction",))
     assert names(found) == {"sort_direction"}
@@ -310,7 +311,8 @@ def test_sort_direction_descending_only_when_asked(store, catalog) -> None:
     assert ctx.query(found[0].rewrite, step="test").rows[:2] == [("Alpha",), ("Beta",)]  # 0.99 first, by name
     for question, query in [("List the track names from highest to lowest price.", sql),
                             ("List the track names in descending order of price.", sql),
-                            ("List the track names ordered by price.", sql + " LIMIT 3")]:
+                            ("List the track names ordered by price.", sql + " LIMIT 3"),
+                            ("List the track names and their prices.", sql)]:  # no order asked: presentation
         _, _, silent = check(store, catalog, question, query, checks=("sort_direction",))
         assert not silent, question
 

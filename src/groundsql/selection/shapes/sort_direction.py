@@ -1,5 +1,6 @@
-"""``sort_direction``: a list sorted in descending order that the question never asks to be descending ('ordered by
-average share count' sorted highest first). A sort without a stated direction is ascending. Rewrite: the same
+"""``sort_direction``: a list sorted in descending order where the question asks for an order but never for a
+descending one ('ordered by average share count' sorted highest first): a sort without a stated direction is
+ascending. A question that asks for no order at all leaves the presentation to the query. Rewrite: the same
 sort, ascending. Lists cut by a LIMIT are left alone: there the direction picks which rows are kept ('the 3
 largest'), which the superlative checks read."""
 
@@ -10,6 +11,7 @@ import re
 import sqlglot
 
 from groundsql.selection.query_view import Finding, QueryView
+from groundsql.selection.shapes.common import question_shape
 
 NAME = "sort_direction"
 #: Words that ask for a descending order, or for the largest or latest first.
@@ -25,8 +27,8 @@ def check(q: QueryView) -> list[Finding]:
     if order is None or select.args.get("limit") is not None or select.args.get("offset") is not None:
         return []
     descending = [o for o in order.expressions if o.args.get("desc")]
-    if not descending or _DESCENDING.search(q.ctx.question):
-        return []
+    if not descending or not question_shape(q).ordered or _DESCENDING.search(q.ctx.question):
+        return []  # a question that asks for no order leaves the presentation to the query (most first is fine)
     rewrite = select.copy()
     nulls_first = _ascending_nulls_first(q.ctx.db.dialect)
     for ordered in rewrite.args["order"].expressions:

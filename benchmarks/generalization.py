@@ -9,7 +9,7 @@ open dev split (all 646 questions, 14 databases) only says whether a change hold
     GROUNDSQL_THREADS=1 python benchmarks/generalization.py run --split train --preset auto
     GROUNDSQL_THREADS=1 python benchmarks/generalization.py run --split dev --preset auto --option checks_off=units
     # the report over every run under runs/ (Markdown + PNG), each run compared with each baseline of its split
-    python benchmarks/generalization.py report --baseline auto@39de551 --baseline refine@d9204c5
+    python benchmarks/generalization.py report --baseline auto@39de551 --baseline refine@e68bf33
     python benchmarks/generalization.py gold     # every check on the training databases' gold queries (no model)
 
 Per check, the report counts the exact rewrites each run applied (`shape_repairs` in a run's records) whose

@@ -12,7 +12,7 @@ import re
 from sqlglot import exp
 
 from groundsql.selection.query_view import Finding, QueryView, inner_joins
-from groundsql.selection.shapes.common import primary_key
+from groundsql.selection.shapes.common import is_own_key
 
 NAME = "anti_join"
 _NEGATION = re.compile(r"\b(not|no|never|without|none|nobody|nothing)\b|n't\b", re.IGNORECASE)
@@ -57,10 +57,6 @@ def _null_after_inner_join(q: QueryView) -> list[Finding]:
         f"NOT IN / NOT EXISTS) so the unmatched rows remain and their {names} columns are NULL.", rewrite=sql)]
 
 
-def _is_key(q: QueryView, table, column: str) -> bool:
-    """Whether `column` alone is `table`'s primary key (declared, else the catalog's inferred one)."""
-    return [k.lower() for k in primary_key(q, table)] == [column.lower()]
-
 
 def _negation_as_inequality(q: QueryView) -> list[Finding]:
     select = q.select
@@ -78,7 +74,7 @@ def _negation_as_inequality(q: QueryView) -> list[Finding]:
     if kept is None or any(c.table != kept for e in select.expressions for c in e.find_all(exp.Column)):
         return []
     own, other = (on.this, on.expression) if on.this.table == kept else (on.expression, on.this)
-    if own.table != kept or other.table != joined or not _is_key(q, q.sources[kept], own.name):
+    if own.table != kept or other.table != joined or not is_own_key(q, q.sources[kept], own.name):
         return []  # each kept row meets one joined row (it refers to it): its != filter is already right
     where = select.args.get("where")
     if where is None:

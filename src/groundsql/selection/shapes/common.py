@@ -48,6 +48,20 @@ def primary_key(q: QueryView, table: Table) -> list[str]:
     return list(profile.primary_key) if profile is not None else []
 
 
+def is_own_key(q: QueryView, table: Table, column: str) -> bool:
+    """Whether `column` alone is `table`'s primary key (declared, else the catalog's inferred one)."""
+    return [k.lower() for k in primary_key(q, table)] == [column.lower()]
+
+
+def named_by_own_words(q: QueryView, table: str, others: list[str]) -> bool:
+    """Whether the question uses a distinctive word of `table`'s name: singular, three letters or more, not a
+    generic word, and not a word of any of the `others`' names ('singer' names the singer table beside
+    singer_in_concert; 'concert' names the latter)."""
+    words = read_question(q.ctx.question).words
+    shared = {w for name in others for w in name_tokens(name)}
+    return any(len(w) > 2 and w not in GENERIC and w not in shared and w in words for w in name_tokens(table))
+
+
 def name_tokens(name: str) -> list[str]:
     """A schema name as lower-case singular words: 'MediaTypeId' → ['media', 'type', 'id'], 'birth_date' →
     ['birth', 'date']."""

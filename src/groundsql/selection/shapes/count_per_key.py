@@ -9,7 +9,7 @@ from sqlglot import exp
 
 from groundsql.catalog.joins import Relationship
 from groundsql.selection.query_view import Finding, QueryView, own_nodes, short
-from groundsql.selection.shapes.common import GENERIC, name_tokens, primary_key, question_shape
+from groundsql.selection.shapes.common import named_by_own_words, primary_key
 
 NAME = "count_per_key"
 
@@ -28,7 +28,7 @@ def check(q: QueryView) -> list[Finding]:
     if not key or len(columns) != len(group.expressions):
         return []
     referring = _referring(q, table.name, key)
-    named = [rel for rel in referring if _named(q, rel.table, table.name)]
+    named = [rel for rel in referring if named_by_own_words(q, rel.table, [table.name])]
     by_key = {k.lower() for k in key} <= {c.lower() for c in columns}
     if not by_key and len(named) != 1:
         return []  # grouped by values that may be unique here by chance: a finding only when the question names
@@ -63,12 +63,6 @@ def _referring(q: QueryView, table: str, key: list[str]) -> list[Relationship]:
     return [rel for rel in q.ctx.catalog.join_graph.edges(table)
             if rel.ref_table.lower() == table.lower() and rel.table.lower() != table.lower()
             and [c.lower() for c in rel.ref_columns] == lowered]
-
-
-def _named(q: QueryView, table: str, counted: str) -> bool:
-    """Whether the question uses a word of `table`'s name that the counted table's name does not have."""
-    words, own = question_shape(q).words, set(name_tokens(counted))
-    return any(len(w) > 2 and w not in GENERIC and w not in own and w in words for w in name_tokens(table))
 
 
 def _joined(q: QueryView, select: exp.Select, alias: str, rel: Relationship) -> str:

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from sqlglot import exp
 
-from groundsql.selection.query_view import Finding, QueryView, inner_joins, short
-from groundsql.selection.shapes.common import GENERIC, name_tokens, question_shape
+from groundsql.selection.query_view import Finding, QueryView, direct_tables, inner_joins, short
+from groundsql.selection.shapes.common import named_by_own_words
 
 
 def check(q: QueryView) -> list[Finding]:
@@ -24,7 +24,8 @@ def check(q: QueryView) -> list[Finding]:
         if not isinstance(table, exp.Table) or join.args.get("using") or join.args.get("on") is None:
             continue
         alias = table.alias_or_name
-        if _named_in_question(q, table.name, _kept_tables(select, alias)):
+        others = [t.name for t in direct_tables(select) if t.alias_or_name != alias]
+        if named_by_own_words(q, table.name, others):
             continue  # 'customers with an account': the question asks for rows with a match
         uses = [c for c in select.find_all(exp.Column) if c.table == alias]
         if not uses or any(c.find_ancestor(exp.Join) is not join for c in uses):
@@ -47,19 +48,3 @@ def check(q: QueryView) -> list[Finding]:
             f"The query without it: {short(rewrite)}", rewrite=rewrite))
     return findings
 
-
-def _kept_tables(select: exp.Select, alias: str) -> list[str]:
-    """The names of the other tables this query reads (its FROM and joins, not its subqueries): those it keeps
-    without the join to `alias`."""
-    sources = [select.args.get("from") or select.args.get("from_")] + [j for j in select.args.get("joins") or []]
-    tables = [s.this for s in sources if s is not None]
-    return [t.name for t in tables if isinstance(t, exp.Table) and t.alias_or_name != alias]
-
-
-def _named_in_question(q: QueryView, table: str, kept: list[str]) -> bool:
-    """Whether a distinctive word of the table's name is in the question: singular, three letters or more, not a
-    generic word, and not a word of a kept table's name ('singer' names the kept singer table, not
-    singer_in_concert; 'concert' names the latter)."""
-    words = question_shape(q).words
-    shared = {w for name in kept for w in name_tokens(name)}
-    return any(len(w) > 2 and w not in GENERIC and w not in shared and w in words for w in name_tokens(table))

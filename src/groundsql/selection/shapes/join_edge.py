@@ -9,7 +9,7 @@ from sqlglot import exp
 from groundsql.catalog.joins import Relationship
 from groundsql.catalog.schema import Table
 from groundsql.selection.query_view import Finding, QueryView, short
-from groundsql.selection.shapes.common import primary_key
+from groundsql.selection.shapes.common import is_own_key
 
 NAME = "join_edge"
 
@@ -78,13 +78,10 @@ def _is_edge(edges: list[Relationship], pair: tuple[tuple[str, str], tuple[str, 
 def _mismatched(q: QueryView, left: Table, left_column: str, right: Table, right_column: str) -> bool:
     """Whether the two columns identify different entities: both are their own table's primary key, or one is a
     key the graph ties to a third table."""
-    if _is_own_key(q, left, left_column) and _is_own_key(q, right, right_column):
+    if is_own_key(q, left, left_column) and is_own_key(q, right, right_column):
         return True
     return _refers_elsewhere(q, left, left_column, right) or _refers_elsewhere(q, right, right_column, left)
 
-
-def _is_own_key(q: QueryView, table: Table, column: str) -> bool:
-    return [c.lower() for c in primary_key(q, table)] == [column.lower()]
 
 
 def _refers_elsewhere(q: QueryView, table: Table, column: str, other: Table) -> bool:

@@ -8,7 +8,7 @@ from sqlglot import exp
 
 from groundsql.catalog.schema import Table
 from groundsql.selection.query_view import Finding, QueryView, inner_joins
-from groundsql.selection.shapes.common import primary_key, question_shape
+from groundsql.selection.shapes.common import is_own_key, question_shape
 
 NAME = "key_join"
 
@@ -27,7 +27,7 @@ def check(q: QueryView) -> list[Finding]:
         left_table, right_table = q.table_of(left), q.table_of(right)
         if left_table is None or right_table is None or left_table.name.lower() == right_table.name.lower():
             continue
-        if not (_own_key(q, left_table, left.name) and _own_key(q, right_table, right.name)):
+        if not (is_own_key(q, left_table, left.name) and is_own_key(q, right_table, right.name)):
             continue
         if _connected(q, left_table.name, right_table.name) or _refers(q, left_table.name, left.name) \
                 or _refers(q, right_table.name, right.name):
@@ -43,9 +43,6 @@ def check(q: QueryView) -> list[Finding]:
             rewrite=_intersect(q, left_table, right_table)))
     return findings[:1]
 
-
-def _own_key(q: QueryView, table: Table, column: str) -> bool:
-    return [k.lower() for k in primary_key(q, table)] == [column.lower()]
 
 
 def _connected(q: QueryView, a: str, b: str) -> bool:

@@ -135,6 +135,7 @@ class Context:
             completion_tokens=completion.completion_tokens, latency_s=completion.latency_s,
             n=len(completion.texts), messages=messages, outputs=list(completion.texts),
             cached_tokens=completion.cached_tokens,
+            likelihoods=[item.to_dict() if item is not None else None for item in completion.likelihoods],
         ))
         return completion
 

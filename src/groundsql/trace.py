@@ -24,6 +24,9 @@ class ModelCall:
     outputs: list[str] = field(default_factory=list)
     error: str | None = None
     kind: str = "model"
+    #: Per output, how probable the model found it ({mean, least, tokens}: `models.base.Likelihood`), where the
+    #: model reports it.
+    likelihoods: list[dict[str, float | int] | None] = field(default_factory=list)
 
     @property
     def evaluated_tokens(self) -> int:
@@ -114,6 +117,10 @@ class Trace:
             elif isinstance(event, QueryRun):
                 usage.db_queries += 1
         return usage
+
+    def model_calls(self) -> list[ModelCall]:
+        """The model calls, in the order they were made."""
+        return [e for e in self.events if isinstance(e, ModelCall)]
 
     def notes(self, step: str) -> list[dict[str, Any]]:
         return [e.data for e in self.events if isinstance(e, Note) and e.step == step]

@@ -78,3 +78,30 @@ def test_the_fit_script_refits_the_weights_from_recorded_answers(tmp_path: Path)
     report = (tmp_path / "c.md").read_text()
     assert "held out" in report and "| all | held out | 40 |" in report
     assert (tmp_path / "c.png").stat().st_size > 1000
+
+
+@pytest.mark.unit
+def test_the_first_drafts_likelihood_is_a_signal() -> None:
+    """The likelihood comes from the run's first `generate` call on the trace (not a later repair's), and a
+    draft the model was less sure of scores lower under a weight that penalises doubt."""
+    from groundsql.answer import Candidate
+    from groundsql.db.result import Result
+    from groundsql.selection.calibration import draft_likelihood, signals_for
+    from groundsql.trace import ModelCall, Trace
+
+    trace = Trace()
+    assert draft_likelihood(trace) is None
+    trace.add(ModelCall(role="generator", model="m", step="link", prompt_tokens=1, completion_tokens=1,
+                        latency_s=0.0, likelihoods=[{"mean": -0.9, "least": -6.0, "tokens": 3}]))
+    trace.add(ModelCall(role="generator", model="m", step="generate", prompt_tokens=1, completion_tokens=1,
+                        latency_s=0.0, likelihoods=[{"mean": -0.2, "least": -3.0, "tokens": 9}]))
+    trace.add(ModelCall(role="generator", model="m", step="generate", prompt_tokens=1, completion_tokens=1,
+                        latency_s=0.0, likelihoods=[{"mean": -1.5, "least": -8.0, "tokens": 9}]))
+    candidate = Candidate(sql="SELECT name FROM singer", result=Result(columns=["name"], rows=[("a",)]))
+    signals = signals_for(candidate, trace=trace)
+    assert (signals.draft_logprob, signals.draft_least) == (-0.2, -3.0)
+    assert features(signals)["draft_doubt"] == pytest.approx(0.2)
+    assert signals_for(candidate).draft_logprob is None and features(signals_for(candidate))["draft_doubt"] == 0.0
+    doubting = {"bias": 2.0, "draft_doubt": -2.0}
+    unsure = Signals(ran=True, rows=True, draft_logprob=-1.0, draft_least=-8.0)
+    assert confidence(unsure, doubting) < confidence(signals, doubting)

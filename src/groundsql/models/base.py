@@ -25,6 +25,26 @@ log = logging.getLogger("groundsql")
 Message = dict[str, str]  # {"role": "system"|"user"|"assistant", "content": "..."}
 
 
+@dataclass(frozen=True)
+class Likelihood:
+    """How probable the model found one reply, token by token (natural logarithms; the model's raw distribution,
+    before any grammar or sampling setting): a low `mean` or `least` marks a reply the model was unsure of."""
+
+    mean: float  # mean log-probability of the generated tokens
+    least: float  # the lowest log-probability of one generated token
+    tokens: int  # generated tokens it covers
+
+    @classmethod
+    def of(cls, logprobs: list[float]) -> Likelihood | None:
+        """The summary of per-token log-probabilities (None for none)."""
+        if not logprobs:
+            return None
+        return cls(mean=round(sum(logprobs) / len(logprobs), 4), least=round(min(logprobs), 4), tokens=len(logprobs))
+
+    def to_dict(self) -> dict[str, float | int]:
+        return {"mean": self.mean, "least": self.least, "tokens": self.tokens}
+
+
 @dataclass
 class Completion:
     """What one call returned: `texts` holds `n` completions."""
@@ -37,6 +57,8 @@ class Completion:
     latency_s: float = 0.0
     model: str = ""
     data: list[Any] = field(default_factory=list)  # parsed JSON per text, for JSON calls
+    #: Per text, how probable the model found it (the embedded model reports it; None where a provider does not).
+    likelihoods: list[Likelihood | None] = field(default_factory=list)
 
     @property
     def text(self) -> str:

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from groundsql.errors import ConfigError, ModelError, ModelNotInstalled, ModelTimeout, RunInterrupted
-from groundsql.models.base import Completion, Model
+from groundsql.models.base import Completion, Likelihood, Model
 from groundsql.models.deadline import DEFAULT_LOCAL_MODEL_TIMEOUT_S, cancelled
 from groundsql.models.prefix_cache import MIN_NEW_TOKENS, PromptCounter, cache_for, forget
 from groundsql.models.prompt_lookup import LookupStats, PromptLookup, lookup_from_env, prompt_lookup
@@ -118,6 +118,7 @@ class LocalModel(Model):
     def _generate(self, messages, *, n, temperature, max_tokens, json_schema, stop, seed) -> Completion:
         llama = self._load()
         texts: list[str] = []
+        likelihoods: list[Likelihood | None] = []
         prompt_tokens = completion_tokens = cached_tokens = 0
         kwargs: dict[str, Any] = {"temperature": temperature, "max_tokens": max_tokens, "stop": stop}
         if json_schema is not None:
@@ -126,7 +127,8 @@ class LocalModel(Model):
         for index in range(n):
             call_seed = (seed if seed is not None else 1234) + index
             try:
-                with _RUN_LOCK, _stop_after(llama, self.timeout_s) as stop_at, self._drafting(llama):
+                with _RUN_LOCK, _stop_after(llama, self.timeout_s) as stop_at, self._drafting(llama), \
+                        _token_logprobs(llama) as logprobs:
                     with PromptCounter(llama, cache) as counter:
                         out = llama.create_chat_completion(messages=messages, seed=call_seed, **kwargs)
                     cached_tokens += counter.cached_tokens
@@ -145,11 +147,12 @@ class LocalModel(Model):
                     ) from None
                 raise ModelError(f"{self.spec}: {exc}") from None
             texts.append(out["choices"][0]["message"].get("content") or "")
+            likelihoods.append(Likelihood.of(logprobs))
             usage = out.get("usage") or {}
             prompt_tokens += int(usage.get("prompt_tokens", 0))
             completion_tokens += int(usage.get("completion_tokens", 0))
         return Completion(texts=texts, prompt_tokens=prompt_tokens, completion_tokens=completion_tokens,
-                          cached_tokens=min(cached_tokens, prompt_tokens), model=self.spec)
+                          cached_tokens=min(cached_tokens, prompt_tokens), model=self.spec, likelihoods=likelihoods)
 
 
     @contextlib.contextmanager
@@ -214,6 +217,37 @@ def _stop_after(llama: Any, seconds: float):
         yield clock
     finally:
         del llama.create_completion
+
+
+@contextlib.contextmanager
+def _token_logprobs(llama: Any):
+    """Collect the log-probability of every token sampled in the block, read from the model's raw logits at the
+    position it was sampled from (before grammar and penalties). The sampler copies the logits it works on, so
+    reading them beside it changes no output; the cost is one log-sum-exp over the vocabulary per token.
+    Yields the list the values are appended to."""
+    import numpy as np
+
+    logprobs: list[float] = []
+    original = llama.sample
+    vocabulary = llama.n_vocab()
+
+    def sample(*args: Any, **kwargs: Any) -> int:
+        token = original(*args, **kwargs)
+        index = kwargs.get("idx")
+        row = index - llama.n_tokens if index is not None else -1
+        pointer = llama._ctx.get_logits_ith(row)
+        if pointer and 0 <= token < vocabulary:
+            logits = np.ctypeslib.as_array(pointer, shape=(vocabulary,))
+            top = float(logits.max())
+            normaliser = top + float(np.log(np.exp(logits - top).sum()))
+            logprobs.append(float(logits[token]) - normaliser)
+        return token
+
+    llama.sample = sample
+    try:
+        yield logprobs
+    finally:
+        del llama.sample
 
 
 def name_or_path_is_file(name_or_path: str) -> bool:

@@ -17,7 +17,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from groundsql.models.base import Completion, Message, Model
+from groundsql.models.base import Completion, Likelihood, Message, Model
 
 REPLY_STORE_ENV = "GROUNDSQL_REPLY_STORE"
 
@@ -31,7 +31,11 @@ class ReplyStore:
         self._lock = threading.Lock()
         with self._connect() as conn:
             conn.execute("CREATE TABLE IF NOT EXISTS replies (key TEXT PRIMARY KEY, texts TEXT NOT NULL, "
-                         "prompt_tokens INTEGER, completion_tokens INTEGER, cached_tokens INTEGER)")
+                         "prompt_tokens INTEGER, completion_tokens INTEGER, cached_tokens INTEGER, "
+                         "likelihoods TEXT)")
+            columns = {row[1] for row in conn.execute("PRAGMA table_info(replies)")}
+            if "likelihoods" not in columns:  # a store written before replies carried them
+                conn.execute("ALTER TABLE replies ADD COLUMN likelihoods TEXT")
 
     def _connect(self) -> sqlite3.Connection:
         return sqlite3.connect(self.path, timeout=30)
@@ -43,18 +47,22 @@ class ReplyStore:
 
     def get(self, key: str) -> Completion | None:
         with self._lock, self._connect() as conn:
-            row = conn.execute("SELECT texts, prompt_tokens, completion_tokens, cached_tokens FROM replies "
-                               "WHERE key = ?", (key,)).fetchone()
+            row = conn.execute("SELECT texts, prompt_tokens, completion_tokens, cached_tokens, likelihoods "
+                               "FROM replies WHERE key = ?", (key,)).fetchone()
         if row is None:
             return None
+        likelihoods = [Likelihood(**item) if item else None for item in json.loads(row[4])] if row[4] else []
         return Completion(texts=json.loads(row[0]), prompt_tokens=row[1], completion_tokens=row[2],
-                          cached_tokens=row[3])
+                          cached_tokens=row[3], likelihoods=likelihoods)
 
     def put(self, key: str, completion: Completion) -> None:
         with self._lock, self._connect() as conn:
-            conn.execute("INSERT OR REPLACE INTO replies VALUES (?, ?, ?, ?, ?)",
+            likelihoods = [item.to_dict() if item is not None else None for item in completion.likelihoods]
+            conn.execute("INSERT OR REPLACE INTO replies (key, texts, prompt_tokens, completion_tokens, "
+                         "cached_tokens, likelihoods) VALUES (?, ?, ?, ?, ?, ?)",
                          (key, json.dumps(completion.texts), completion.prompt_tokens,
-                          completion.completion_tokens, completion.cached_tokens))
+                          completion.completion_tokens, completion.cached_tokens,
+                          json.dumps(likelihoods) if likelihoods else None))
 
 
 class ReplayingModel(Model):

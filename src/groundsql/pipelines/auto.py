@@ -133,7 +133,7 @@ def auto(ctx: Context, options: AutoOptions) -> Answer:
     agree = _agree(cheap[0], cheap[1]) if len(cheap) > 1 else None
     chosen = _cheap_choice(cheap, findings)
     signals = signals_for(chosen, findings=len(findings[id(chosen)]), agree=agree, dialect=ctx.db.dialect,
-                          question=ctx.question)
+                          question=ctx.question, trace=ctx.trace)
     score = confidence(signals)
     ctx.trace.note("auto", stage="cheap", confidence=score, **signals.to_dict())
     stages = {"direct": first.sql}
@@ -251,7 +251,7 @@ def _escalated(ctx: Context, candidates: list[Candidate], findings: dict[int, li
     framings = {_framing(c) for c in leader}
     signals = signals_for(chosen, findings=len(findings[id(chosen)]), agree=len(framings) >= 2,
                           support=support, candidates=len(candidates), dialect=ctx.db.dialect,
-                          question=ctx.question, escalated=True)
+                          question=ctx.question, escalated=True, trace=ctx.trace)
     score = confidence(signals)
     ctx.trace.note("auto", stage="escalated", confidence=score, **signals.to_dict())
     answer = build_answer(ctx, chosen, candidates, confidence=score, options=_unflagged(options),

@@ -5,7 +5,9 @@ checks); agreement among *diverse* candidates (different framings or schema view
 the share of candidates that agree with it; how complex the query is (joins, nested queries, set operations);
 whether it filters on string literals, and on ones the question does not say (a literal is where a small model
 most often picks the wrong value or column); whether the result is empty; whether an exact repair changed it;
-whether auto had to escalate (such an answer stays below 0.8, `ESCALATED_CEILING`). `confidence` is a logistic
+whether auto had to escalate (such an answer stays below 0.8, `ESCALATED_CEILING`); and how probable the model
+found its first draft, token by token (`draft_likelihood`: the embedded model reports it, a remote one may not).
+`confidence` is a logistic
 model of them whose weights
 (`calibration_weights.json`) are fitted on the open Spider split by `benchmarks/calibration_fit.py`, which also
 reports the fit's reliability on databases left out of it; held-out databases are what tell whether they
@@ -25,6 +27,7 @@ from sqlglot import exp
 from sqlglot.errors import SqlglotError
 
 from groundsql.answer import Candidate
+from groundsql.trace import Trace
 
 #: The highest confidence an answer reached only through auto's escalation is given: the cheap candidates
 #: disagreed or an exact check objected, and the later agreement involves candidates made from theirs (the focused
@@ -49,6 +52,8 @@ class Signals:
     numbers: int = 0  # numeric literals the query compares with
     unsaid: int = 0  # string literals the question does not say (a derived or invented value)
     escalated: bool = False  # the answer was reached through auto's escalation (capped at ESCALATED_CEILING)
+    draft_logprob: float | None = None  # mean log-probability of the first draft's tokens (None: not reported)
+    draft_least: float | None = None  # the lowest log-probability of one of its tokens
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -130,10 +135,27 @@ def query_signals(sql: str, question: str = "", dialect: str | None = None) -> d
 
 def signals_for(candidate: Candidate, *, findings: int = 0, agree: bool | None = None,
                 support: float | None = None, candidates: int = 1, dialect: str | None = None,
-                question: str = "", escalated: bool = False) -> Signals:
+                question: str = "", escalated: bool = False, trace: Trace | None = None) -> Signals:
+    """The signals of `candidate`; with `trace`, also the likelihood of the run's first draft."""
+    draft = draft_likelihood(trace) if trace is not None else None
     return Signals(ran=candidate.ok, rows=bool(candidate.ok and candidate.result.row_count),
                    findings=findings, agree=agree, support=support, candidates=candidates, escalated=escalated,
-                   repaired=bool(candidate.repairs), **query_signals(candidate.sql, question, dialect))
+                   repaired=bool(candidate.repairs), **query_signals(candidate.sql, question, dialect),
+                   draft_logprob=draft["mean"] if draft else None, draft_least=draft["least"] if draft else None)
+
+
+#: The step of the first draft: the one-shot query every SQL-writing preset starts from.
+DRAFT_STEP = "generate"
+
+
+def draft_likelihood(trace: Trace) -> dict[str, float | int] | None:
+    """How probable the model found the run's first draft (`ModelCall.likelihoods` of the first `generate` call):
+    a question-level signal of how sure the model was before any check or repair; None where the model did not
+    report it or no such call was made."""
+    for call in trace.model_calls():
+        if call.step == DRAFT_STEP:
+            return call.likelihoods[0] if call.likelihoods else None
+    return None
 
 
 def features(signals: Signals) -> dict[str, float]:
@@ -152,6 +174,9 @@ def features(signals: Signals) -> dict[str, float]:
         "empty": float(not signals.rows),
         "number_literal": float(signals.numbers > 0),
         "repaired": float(signals.repaired),
+        # the first draft's doubt: minus its mean token log-probability, and its least likely token's, capped
+        "draft_doubt": min(-signals.draft_logprob, 2.0) if signals.draft_logprob is not None else 0.0,
+        "draft_least_doubt": min(-signals.draft_least, 10.0) / 5 if signals.draft_least is not None else 0.0,
     }
 
 

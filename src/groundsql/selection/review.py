@@ -22,6 +22,7 @@ def review(ctx: Context, answer: Answer) -> None:
         answer.warnings = [f.message for f in findings]
     if answer.confidence is None:
         count = len(findings) if findings is not None else len(answer.warnings)
-        signals = signals_for(chosen, findings=count, dialect=ctx.db.dialect, question=ctx.question)
+        signals = signals_for(chosen, findings=count, dialect=ctx.db.dialect, question=ctx.question,
+                              trace=ctx.trace)
         answer.confidence = confidence(signals)
         ctx.trace.note("confidence", source="signals", confidence=answer.confidence, **signals.to_dict())

@@ -311,3 +311,9 @@ def test_many_threads_share_a_bounded_pool_of_connections(tmp_path: Path) -> Non
         assert outer is inner
     runs.close()
     assert runs.open_connections == 0 and runs.recent(1)[0]["id"] == max(ids)
+
+
+def test_an_id_no_run_can_have_is_not_found(tmp_path: Path) -> None:
+    """Ids beyond SQLite's 64-bit integers (the API fuzz sent them): not found, not an OverflowError."""
+    store = RunStore(tmp_path / "runs.sqlite")
+    assert store.get(2**80) is None and store.mark_of(-(2**70)) is None and not store.is_marked(2**63)

@@ -350,7 +350,10 @@ class RunStore:
         return run_id
 
     def get(self, run_id: int) -> dict[str, Any] | None:
-        """One run with its trace (decoded) and its mark (None when unmarked), or None."""
+        """One run with its trace (decoded) and its mark (None when unmarked), or None (an id outside SQLite's
+        integer range, which no run can have, included)."""
+        if not _storable_id(run_id):
+            return None
         with self.connection(sqlite3.Row) as conn:
             row = conn.execute("SELECT * FROM runs WHERE id = ?", (run_id,)).fetchone()
             if row is None:
@@ -512,6 +515,8 @@ class RunStore:
 
     def mark_of(self, run_id: int) -> dict[str, Any] | None:
         """The mark of one run, or None."""
+        if not _storable_id(run_id):
+            return None
         with self.connection(sqlite3.Row) as conn:
             row = conn.execute("SELECT * FROM run_marks WHERE run_id = ?", (run_id,)).fetchone()
         return dict(row) if row is not None else None
@@ -556,6 +561,11 @@ def _split_prompts(events: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], 
                     parts.append(part)
             message["content"] = {"$blocks": parts}
     return events, blocks
+
+
+def _storable_id(run_id: int) -> bool:
+    """Whether SQLite can hold the id (a 64-bit signed integer): binding a larger one raises OverflowError."""
+    return -(2**63) <= run_id < 2**63
 
 
 def _store_blocks(conn: sqlite3.Connection, run_id: int, blocks: dict[str, str]) -> None:

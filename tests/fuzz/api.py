@@ -31,6 +31,7 @@ class ApiReport:
     log_errors: int = 0
     elapsed_s: float = 0.0
     stateful: str = ""
+    rounds: int = 0  # passes over the operations it took to reach the requested count
 
 
 class _ErrorCounter(logging.Handler):
@@ -119,11 +120,50 @@ def _describe(case: Any) -> str:
         return repr(parts)[:400]
 
 
+#: Passes over the operations at most (each with the next seed) to reach the requested count.
+MAX_ROUNDS = 6
+
+
+def _probe(run: tuple[Any, Any, dict[str, str] | None], examples: int, seed: int, report: ApiReport) -> int:
+    """Up to `examples` generated requests of one operation in one mode; returns how many were sent."""
+    from hypothesis import HealthCheck, Phase, given, settings
+    from hypothesis import seed as hypothesis_seed
+
+    operation, mode, fixed = run
+    strategy = operation.as_strategy(generation_mode=mode, path_parameters=fixed)
+    before = report.requests
+
+    @hypothesis_seed(seed)
+    @settings(max_examples=examples, database=None, deadline=None, phases=[Phase.generate],
+              suppress_health_check=list(HealthCheck))
+    @given(case=strategy)
+    def probe(case: Any) -> None:
+        try:
+            response = case.call()
+        except Exception as exc:  # the app raised: a 500 to a client; recorded, and the run goes on
+            report.requests += 1
+            report.statuses[500] += 1
+            report.problems.append({"operation": f"{case.operation.method.upper()} {case.operation.path}",
+                                    "status": 500, "problem": f"server exception {type(exc).__name__}",
+                                    "request": _describe(case)})
+            return
+        judge(case, response, report)
+
+    try:
+        probe()
+    except Exception as exc:  # a strategy that cannot generate (e.g. negative for a body-less GET)
+        problem = {"operation": f"{operation.method.upper()} {operation.path}", "status": None,
+                   "problem": f"generation: {type(exc).__name__}: "
+                              f"{str(exc).splitlines()[0][:160] if str(exc) else ''}",
+                   "request": f"{mode}{' shop' if fixed else ''}"}
+        if problem not in report.problems:
+            report.problems.append(problem)
+    return report.requests - before
+
+
 def fuzz_api(requests: int, seed: int, folder: Path) -> ApiReport:
     """About `requests` generated requests, spread over every operation and both generation modes."""
     import schemathesis
-    from hypothesis import HealthCheck, Phase, given, settings
-    from hypothesis import seed as hypothesis_seed
     from schemathesis import GenerationMode
 
     app, workspace = make_app(folder)
@@ -144,33 +184,17 @@ def fuzz_api(requests: int, seed: int, folder: Path) -> ApiReport:
                 for mode, fixed in ((GenerationMode.POSITIVE, None), (GenerationMode.NEGATIVE, None),
                                     (GenerationMode.POSITIVE, {"name": "shop"}))
                 if fixed is None or "{name}" in operation.path]  # the real database's name: past the 404
-        per_run = max(1, requests // len(runs))
-        for operation, mode, fixed in runs:
-            strategy = operation.as_strategy(generation_mode=mode, path_parameters=fixed)
-
-            @hypothesis_seed(seed)
-            @settings(max_examples=per_run, database=None, deadline=None, phases=[Phase.generate],
-                      suppress_health_check=list(HealthCheck))
-            @given(case=strategy)
-            def probe(case: Any) -> None:
-                try:
-                    response = case.call()
-                except Exception as exc:  # the app raised: a 500 to a client; recorded, and the run goes on
-                    report.requests += 1
-                    report.statuses[500] += 1
-                    report.problems.append({"operation": f"{case.operation.method.upper()} {case.operation.path}",
-                                            "status": 500, "problem": f"server exception {type(exc).__name__}",
-                                            "request": _describe(case)})
-                    return
-                judge(case, response, report)
-
-            try:
-                probe()
-            except Exception as exc:  # a strategy that cannot generate (e.g. negative for a body-less GET)
-                report.problems.append({"operation": f"{operation.method.upper()} {operation.path}",
-                                        "status": None, "problem": f"generation: {type(exc).__name__}: "
-                                        f"{str(exc).splitlines()[0][:160] if str(exc) else ''}",
-                                        "request": f"{mode}{' shop' if fixed else ''}"})
+        # Hypothesis stops a run early once it has exhausted a small input space (a GET with one path
+        # parameter) and a mode may generate nothing at all: rounds with the next seed spread what is left of the
+        # budget over the runs that still generate, until the requests are reached.
+        live = list(runs)
+        for round_ in range(MAX_ROUNDS):
+            remaining = requests - report.requests
+            if remaining <= 0 or not live:
+                break
+            per_run = max(1, remaining // len(live))
+            report.rounds = round_ + 1
+            live = [run for run in live if _probe(run, per_run, seed + round_, report) > 0]
     finally:
         logging.getLogger("groundsql").removeHandler(errors)
         logging.getLogger("uvicorn.error").removeHandler(errors)
@@ -190,7 +214,7 @@ def run_api(args: Any, out: Path, command: str, commit: str, machine: str) -> in
                "statuses": {str(k): v for k, v in sorted(report.statuses.items())},
                "by_operation": dict(report.by_operation), "problems": report.problems[:200],
                "problems_total": len(report.problems), "log_errors": report.log_errors,
-               "elapsed_s": round(report.elapsed_s, 1), "stateful": report.stateful}
+               "elapsed_s": round(report.elapsed_s, 1), "stateful": report.stateful, "rounds": report.rounds}
     (out / "api.json").write_text(json.dumps(payload, indent=1, default=str))
     server_errors = sum(v for k, v in report.statuses.items() if k >= 500)
     real = [p for p in report.problems if not str(p["problem"]).startswith("generation:")]
@@ -198,7 +222,8 @@ def run_api(args: Any, out: Path, command: str, commit: str, machine: str) -> in
              f"Command: `{command}` at {commit}. Machine: {machine}.  ",
              f"Schemathesis over `/openapi.json` of the app `groundsql serve` runs (scripted demo model, demo shop, "
              f"in-process ASGI): {len(report.by_operation)} operations, positive and negative generation, "
-             f"{report.requests:,} requests in {report.elapsed_s / 60:.1f} min. Stateful: {report.stateful}.", "",
+             f"{report.requests:,} requests in {report.elapsed_s / 60:.1f} min, {report.rounds} pass(es) over the "
+             f"operations (each with the next seed). Stateful: {report.stateful}.", "",
              "| measure | value |", "|---|---:|",
              f"| requests | {report.requests:,} |",
              f"| 5xx responses | {server_errors} (documented 502/504 among them: "

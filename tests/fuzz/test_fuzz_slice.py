@@ -57,3 +57,17 @@ def test_the_same_tree_gets_the_same_guard_verdict_on_every_engine_but_for_liste
             if not all(any(k in r for k in known) for r in reasons):
                 unexplained.append((number, seen))
     assert unexplained == []
+
+
+def test_the_http_api_under_schemathesis_answers_no_5xx_and_only_documented_errors(tmp_path) -> None:
+    """A short seeded slice of the API fuzz (benchmarks/fuzz.py api runs 10,000): every operation, positive and
+    negative generation, in-process against the real app with a scripted model."""
+    pytest.importorskip("schemathesis")
+    from tests.fuzz.api import fuzz_api
+
+    report = fuzz_api(150, SEED, tmp_path)
+    assert report.requests >= 150 and report.rounds >= 1
+    assert not [status for status in report.statuses if status >= 500], report.statuses
+    assert [p for p in report.problems if not str(p["problem"]).startswith("generation:")] == []
+    assert report.log_errors == 0
+    assert len(report.by_operation) >= 15  # the requests reached (nearly) every operation

@@ -58,6 +58,8 @@ def test_a_run_result_downloads_as_csv_and_parquet_under_the_row_cap(api) -> Non
 def test_download_errors(api) -> None:
     client, _ = api
     assert client.get("/v1/runs/999/result").status_code == 404
+    huge = client.get(f"/v1/runs/{2**80}/result")  # found by the API fuzz: a 500 (OverflowError) before
+    assert huge.status_code == 422 and "run_id" in huge.json()["error"]["message"]
     answer = client.post("/v1/ask", json={"question": "How many customers per region?"}).json()
     bad = client.get(f"/v1/runs/{answer['run_id']}/result", params={"format": "xml"})
     assert bad.status_code == 422 and "format" in bad.json()["error"]["message"]

@@ -298,7 +298,7 @@ def create_app(workspace: Workspace, *, mcp: bool = True, host: str = "127.0.0.1
 
     @v1.get("/runs/{run_id}/result", summary="Download a run's result as CSV, Parquet, Excel or JSON (its SQL run "
             "again under the row cap)", response_class=StreamingResponse)
-    async def run_result(run_id: int, format: Literal["csv", "parquet", "xlsx", "json"] = "csv"
+    async def run_result(run_id: RunId, format: Literal["csv", "parquet", "xlsx", "json"] = "csv"
                          ) -> StreamingResponse:
         result, info = await in_pool(sql_pool, workspace.run_result, run_id)
         return download_response(result, info, format, f"groundsql-run-{run_id}")

@@ -100,8 +100,8 @@ def test_the_first_drafts_likelihood_is_a_signal() -> None:
     candidate = Candidate(sql="SELECT name FROM singer", result=Result(columns=["name"], rows=[("a",)]))
     signals = signals_for(candidate, trace=trace)
     assert (signals.draft_logprob, signals.draft_least) == (-0.2, -3.0)
-    assert features(signals)["draft_doubt"] == pytest.approx(0.2)
-    assert signals_for(candidate).draft_logprob is None and features(signals_for(candidate))["draft_doubt"] == 0.0
-    doubting = {"bias": 2.0, "draft_doubt": -2.0}
-    unsure = Signals(ran=True, rows=True, draft_logprob=-1.0, draft_least=-8.0)
-    assert confidence(unsure, doubting) < confidence(signals, doubting)
+    assert features(signals)["draft_sure"] == 0.0  # one token at -3.0: not sure
+    sure = Signals(ran=True, rows=True, draft_logprob=-0.05, draft_least=-0.4)
+    assert features(sure)["draft_sure"] == 1.0
+    assert signals_for(candidate).draft_logprob is None and features(signals_for(candidate))["draft_sure"] == 0.0
+    assert confidence(sure) > confidence(signals)  # the fitted weights trust a sure draft more

@@ -71,9 +71,10 @@ BENCHMARKS: dict[str, Benchmark] = {b.name: b for b in [
     Benchmark("bird_descriptions_linking", "BIRD mini-dev schema linking with and without column descriptions",
               (Step("bird_descriptions_linking.py"),),
               "bird_descriptions_linking.md"),
-    Benchmark("calibration", "the confidence model's fit and its reliability on held-out databases",
-              (Step("calibration_fit.py", ("--runs", f"benchmarks/results/auto/runs/auto{SAMPLE},"
-                                                     f"benchmarks/results/auto/runs/refine{SAMPLE}")),),
+    Benchmark("calibration", "the confidence model's fit on the training databases and its reliability on databases "
+              "a fit left out",
+              (Step("calibration_fit.py", ("--runs", "benchmarks/results/generalization/runs/train/auto@bcef9bd,"
+                                                     "benchmarks/results/generalization/runs/train/refine@bcef9bd")),),
               "calibration.md"),
     Benchmark("context_ablation", "Spider accuracy with and without the catalog context, dialect notes and knowledge",
               (_accuracy_runs("context_ablation", "--presets", "baseline,ssev", env=THREADS_1),

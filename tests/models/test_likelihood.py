@@ -16,7 +16,15 @@ def test_the_summary_of_token_log_probabilities() -> None:
     assert Likelihood.of([]) is None
     summary = Likelihood.of([-0.1, -2.5, -0.4])
     assert summary == Likelihood(mean=-1.0, least=-2.5, tokens=3)
-    assert summary.to_dict() == {"mean": -1.0, "least": -2.5, "tokens": 3}
+    assert summary.to_dict() == {"mean": -1.0, "least": -2.5, "tokens": 3, "content_mean": None,
+                                 "content_least": None}
+    # the fence, the newline and the closing semicolon are formatting: a near tie there says nothing
+    tokens = ["```", "sql", "\n", "SELECT", " name", ";", "\n", "```", ""]
+    logprobs = [-0.01, -0.2, -0.01, -0.05, -0.3, -0.69, -0.02, -0.01, -0.4]
+    fenced = Likelihood.of(logprobs, tokens)
+    assert fenced.least == -0.69 and fenced.tokens == 9
+    assert (fenced.content_least, fenced.content_mean) == (-0.3, -0.175)
+    assert Likelihood.of([-0.5], [";"]).content_least is None
 
 
 @pytest.mark.unit
@@ -63,6 +71,7 @@ def test_the_real_model_reports_a_likelihood_and_answers_the_same(local_model) -
         (likelihood,) = completion.likelihoods
         assert likelihood is not None and likelihood.tokens >= 1
         assert likelihood.least <= likelihood.mean <= 0.0
+        assert likelihood.content_least is not None and likelihood.least <= likelihood.content_least <= 0.0
     assert sure.likelihoods[0].mean > unsure.likelihoods[0].mean
     llama = local_model._load()
     plain = llama.create_chat_completion(messages=copy, max_tokens=16, temperature=0.0, seed=1234)

@@ -94,12 +94,14 @@ def test_the_first_drafts_likelihood_is_a_signal() -> None:
     trace.add(ModelCall(role="generator", model="m", step="link", prompt_tokens=1, completion_tokens=1,
                         latency_s=0.0, likelihoods=[{"mean": -0.9, "least": -6.0, "tokens": 3}]))
     trace.add(ModelCall(role="generator", model="m", step="generate", prompt_tokens=1, completion_tokens=1,
-                        latency_s=0.0, likelihoods=[{"mean": -0.2, "least": -3.0, "tokens": 9}]))
+                        latency_s=0.0, likelihoods=[{"mean": -0.2, "least": -3.0, "tokens": 9, "content_mean": -0.1,
+                                                     "content_least": -0.9}]))
     trace.add(ModelCall(role="generator", model="m", step="generate", prompt_tokens=1, completion_tokens=1,
                         latency_s=0.0, likelihoods=[{"mean": -1.5, "least": -8.0, "tokens": 9}]))
     candidate = Candidate(sql="SELECT name FROM singer", result=Result(columns=["name"], rows=[("a",)]))
     signals = signals_for(candidate, trace=trace)
     assert (signals.draft_logprob, signals.draft_least) == (-0.2, -3.0)
+    assert (signals.draft_content_logprob, signals.draft_content_least) == (-0.1, -0.9)
     assert features(signals)["draft_sure"] == 0.0  # one token at -3.0: not sure
     sure = Signals(ran=True, rows=True, draft_logprob=-0.05, draft_least=-0.4)
     assert features(sure)["draft_sure"] == 1.0

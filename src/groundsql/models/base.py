@@ -33,16 +33,32 @@ class Likelihood:
     mean: float  # mean log-probability of the generated tokens
     least: float  # the lowest log-probability of one generated token
     tokens: int  # generated tokens it covers
+    #: The same over the tokens that carry content: not a code fence, whitespace or a lone semicolon, where a near
+    #: tie says nothing about the answer (None where no token carried content or the texts were not known).
+    content_mean: float | None = None
+    content_least: float | None = None
 
     @classmethod
-    def of(cls, logprobs: list[float]) -> Likelihood | None:
-        """The summary of per-token log-probabilities (None for none)."""
+    def of(cls, logprobs: list[float], texts: list[str] | None = None) -> Likelihood | None:
+        """The summary of per-token log-probabilities (None for none); with each token's `texts`, also over the
+        tokens that carry content (`is_formatting`)."""
         if not logprobs:
             return None
-        return cls(mean=round(sum(logprobs) / len(logprobs), 4), least=round(min(logprobs), 4), tokens=len(logprobs))
+        content = [lp for lp, text in zip(logprobs, texts) if not is_formatting(text)] if texts else []
+        return cls(mean=round(sum(logprobs) / len(logprobs), 4), least=round(min(logprobs), 4), tokens=len(logprobs),
+                   content_mean=round(sum(content) / len(content), 4) if content else None,
+                   content_least=round(min(content), 4) if content else None)
 
-    def to_dict(self) -> dict[str, float | int]:
-        return {"mean": self.mean, "least": self.least, "tokens": self.tokens}
+    def to_dict(self) -> dict[str, float | int | None]:
+        return {"mean": self.mean, "least": self.least, "tokens": self.tokens, "content_mean": self.content_mean,
+                "content_least": self.content_least}
+
+
+def is_formatting(token_text: str) -> bool:
+    """A token that only formats a reply: whitespace, backticks (a code fence), a fence's language tag, a lone
+    semicolon, or a special token that decodes to nothing."""
+    text = token_text.strip().lower()
+    return not text or set(text) <= {"`"} or text in {";", "sql", "`sql", "``sql", "```sql"}
 
 
 @dataclass

@@ -147,7 +147,7 @@ class LocalModel(Model):
                     ) from None
                 raise ModelError(f"{self.spec}: {exc}") from None
             texts.append(out["choices"][0]["message"].get("content") or "")
-            likelihoods.append(Likelihood.of(logprobs))
+            likelihoods.append(Likelihood.of([lp for lp, _ in logprobs], _token_texts(llama, logprobs)))
             usage = out.get("usage") or {}
             prompt_tokens += int(usage.get("prompt_tokens", 0))
             completion_tokens += int(usage.get("completion_tokens", 0))
@@ -224,10 +224,10 @@ def _token_logprobs(llama: Any):
     """Collect the log-probability of every token sampled in the block, read from the model's raw logits at the
     position it was sampled from (before grammar and penalties). The sampler copies the logits it works on, so
     reading them beside it changes no output; the cost is one log-sum-exp over the vocabulary per token.
-    Yields the list the values are appended to."""
+    Yields the list (log-probability, token id) pairs are appended to."""
     import numpy as np
 
-    logprobs: list[float] = []
+    logprobs: list[tuple[float, int]] = []
     original = llama.sample
     vocabulary = llama.n_vocab()
 
@@ -240,7 +240,7 @@ def _token_logprobs(llama: Any):
             logits = np.ctypeslib.as_array(pointer, shape=(vocabulary,))
             top = float(logits.max())
             normaliser = top + float(np.log(np.exp(logits - top).sum()))
-            logprobs.append(float(logits[token]) - normaliser)
+            logprobs.append((float(logits[token]) - normaliser, int(token)))
         return token
 
     llama.sample = sample
@@ -248,6 +248,11 @@ def _token_logprobs(llama: Any):
         yield logprobs
     finally:
         del llama.sample
+
+
+def _token_texts(llama: Any, logprobs: list[tuple[float, int]]) -> list[str]:
+    """Each sampled token's text (special tokens decode to nothing)."""
+    return [llama.detokenize([token]).decode("utf-8", errors="replace") for _, token in logprobs]
 
 
 def name_or_path_is_file(name_or_path: str) -> bool:

@@ -54,6 +54,8 @@ class Signals:
     escalated: bool = False  # the answer was reached through auto's escalation (capped at ESCALATED_CEILING)
     draft_logprob: float | None = None  # mean log-probability of the first draft's tokens (None: not reported)
     draft_least: float | None = None  # the lowest log-probability of one of its tokens
+    draft_content_logprob: float | None = None  # the same two over the tokens that carry content (no fence,
+    draft_content_least: float | None = None  # whitespace or semicolon): recorded for a refit, not yet weighted
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -141,7 +143,9 @@ def signals_for(candidate: Candidate, *, findings: int = 0, agree: bool | None =
     return Signals(ran=candidate.ok, rows=bool(candidate.ok and candidate.result.row_count),
                    findings=findings, agree=agree, support=support, candidates=candidates, escalated=escalated,
                    repaired=bool(candidate.repairs), **query_signals(candidate.sql, question, dialect),
-                   draft_logprob=draft["mean"] if draft else None, draft_least=draft["least"] if draft else None)
+                   draft_logprob=draft["mean"] if draft else None, draft_least=draft["least"] if draft else None,
+                   draft_content_logprob=draft.get("content_mean") if draft else None,
+                   draft_content_least=draft.get("content_least") if draft else None)
 
 
 #: A first draft is *sure* when no token of it had a log-probability below this (a probability of about 0.5). Chosen

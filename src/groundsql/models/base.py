@@ -34,7 +34,7 @@ class Likelihood:
     least: float  # the lowest log-probability of one generated token
     tokens: int  # generated tokens it covers
     #: The same over the tokens that carry content: not a code fence, whitespace or a lone semicolon, where a near
-    #: tie says nothing about the answer (None where no token carried content or the texts were not known).
+    #: tie would say nothing about the answer (None where no token carried content or the texts were not known).
     content_mean: float | None = None
     content_least: float | None = None
 

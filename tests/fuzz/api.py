@@ -164,8 +164,12 @@ def _probe(run: tuple[Any, Any, dict[str, str] | None], examples: int, seed: int
 def fuzz_api(requests: int, seed: int, folder: Path) -> ApiReport:
     """About `requests` generated requests, spread over every operation and both generation modes."""
     import schemathesis
+    from hypothesis.configuration import set_hypothesis_home_dir
     from schemathesis import GenerationMode
 
+    # Hypothesis caches (its character map, for one) go to `.hypothesis` in the working directory unless told
+    # otherwise: under the run's own folder, so a test or a benchmark leaves nothing in the checkout.
+    set_hypothesis_home_dir(folder / ".hypothesis")
     app, workspace = make_app(folder)
     errors = _ErrorCounter()
     logging.getLogger("groundsql").addHandler(errors)
@@ -199,6 +203,7 @@ def fuzz_api(requests: int, seed: int, folder: Path) -> ApiReport:
         logging.getLogger("groundsql").removeHandler(errors)
         logging.getLogger("uvicorn.error").removeHandler(errors)
         workspace.close()
+        set_hypothesis_home_dir(None)
     report.log_errors = len(errors.records)
     report.elapsed_s = time.perf_counter() - started
     for record in errors.records[:20]:

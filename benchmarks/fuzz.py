@@ -62,7 +62,8 @@ def run_sql(args: argparse.Namespace) -> int:
     OUT.mkdir(parents=True, exist_ok=True)
     failed = 0
     for engine in [e for e in args.engines.split(",") if e]:
-        out = OUT / f"sql_{engine}.json"
+        # A later slice of the same seed (`--start N`) is its own file; the report adds the slices up.
+        out = OUT / (f"sql_{engine}.json" if args.start == 0 else f"sql_{engine}.from{args.start}.json")
         meta = {"engine": engine, "seed": args.seed, "start": args.start, "count": args.count,
                 "timeout_s": args.timeout, "check_state_every": args.check_every, "command": command_line(),
                 "commit": git_commit(), "machine": machine(), "started": time.strftime("%Y-%m-%d %H:%M UTC",
@@ -129,6 +130,37 @@ def consistency(results: dict[str, dict]) -> tuple[int, int, Counter]:
     return len(shared), agree, reasons
 
 
+def load_engine_slices(engine: str) -> dict:
+    """One engine's results: the run from statement 0 plus any later slices of the same seed (`--start N`),
+    added up while each slice starts where the one before it ended."""
+    paths = [OUT / f"sql_{engine}.json"] + sorted(OUT.glob(f"sql_{engine}.from*.json"),
+                                                    key=lambda p: int(p.name.split(".from")[1].split(".")[0]))
+    merged: dict = {}
+    for path in paths:
+        part = json.loads(path.read_text())
+        portable: dict = {}
+        if (gz := path.with_suffix(".portable.json.gz")).exists():
+            with gzip.open(gz, "rt") as handle:
+                portable = json.load(handle)
+        if not merged:
+            merged = {**part, "portable": portable, "slices": [part]}
+            continue
+        if part["seed"] != merged["seed"] or part["start"] != merged["start"] + merged["statements"]:
+            break  # not the continuation of what is merged so far: left out
+        merged["statements"] += part["statements"]
+        merged["elapsed_s"] += part["elapsed_s"]
+        merged["state_checks"] += part["state_checks"]
+        merged["slowest_s"] = max(merged["slowest_s"], part["slowest_s"])
+        merged["verdicts"] = dict(Counter(merged["verdicts"]) + Counter(part["verdicts"]))
+        merged["by_kind"] = dict(Counter(merged["by_kind"]) + Counter(part["by_kind"]))
+        merged["findings"] = merged["findings"] + part["findings"]
+        merged["findings_total"] += part["findings_total"]
+        merged["done"] = merged["done"] and part["done"]
+        merged["portable"].update(portable)
+        merged["slices"].append(part)
+    return merged
+
+
 def write_report(args: argparse.Namespace) -> int:
     import matplotlib
 
@@ -137,13 +169,8 @@ def write_report(args: argparse.Namespace) -> int:
 
     results = {}
     for engine in ENGINE_ORDER:
-        path = OUT / f"sql_{engine}.json"
-        if path.exists():
-            results[engine] = json.loads(path.read_text())
-            portable = path.with_suffix(".portable.json.gz")
-            if "portable" not in results[engine] and portable.exists():
-                with gzip.open(portable, "rt") as handle:
-                    results[engine]["portable"] = json.load(handle)
+        if (OUT / f"sql_{engine}.json").exists():
+            results[engine] = load_engine_slices(engine)
     lines = ["# Fuzzed, not only attacked (issue 47)", ""]
     lines += ["Generated SQL (tests/fuzz/sqlgen.py: sqlglot trees per dialect, plus writes, DDL, utility statements, "
               "system catalogs, engine functions from each engine's own catalogue, comments, odd quoting, stacked and "
@@ -165,9 +192,13 @@ def write_report(args: argparse.Namespace) -> int:
                      f"{'yes' if r.get('done') else 'no (partial)'} |")
     lines += ["", "Commands and commits:", ""]
     for engine, r in results.items():
-        lines.append(f"- {engine}: `{r['command']}` at {r['commit']}, started {r['started']} "
-                     f"(state and settings checked after every {r['check_state_every']} statement(s) the guard let "
-                     f"through; time limit {r['timeout_s']:g} s)." + (f" Note: {r['note']}." if r.get("note") else ""))
+        for part in r["slices"]:
+            span = "" if len(r["slices"]) == 1 else \
+                f" (statements {part['start']:,}–{part['start'] + part['statements'] - 1:,})"
+            lines.append(f"- {engine}{span}: `{part['command']}` at {part['commit']}, started {part['started']} "
+                         f"(state and settings checked after every {part['check_state_every']} statement(s) the guard "
+                         f"let through; time limit {part['timeout_s']:g} s)."
+                         + (f" Note: {part['note']}." if part.get("note") else ""))
     machines = {r["machine"] for r in results.values()}
     lines += ["", f"Machine: {'; '.join(sorted(machines))}.", ""]
     kinds = sorted({key.split("|")[0] for r in results.values() for key in r["by_kind"]})

@@ -64,6 +64,36 @@ class QueryView:
 
 def prepare(ctx: Context, candidate: Candidate) -> QueryView | None:
     """The candidate's query qualified against the schema; None when it does not parse or is not a SELECT."""
+    tree = _qualified(ctx, candidate)
+    if not isinstance(tree, exp.Select):
+        return None
+    return QueryView(ctx=ctx, candidate=candidate, tree=tree, select=tree, sources=table_sources(ctx, tree))
+
+
+def prepare_set_operation(ctx: Context, candidate: Candidate) -> QueryView | None:
+    """A UNION / INTERSECT / EXCEPT qualified against the schema, for the checks that read its branches
+    (`set_branches`); `select` is its first branch. None when the query is not a set operation."""
+    tree = _qualified(ctx, candidate)
+    if not isinstance(tree, exp.SetOperation):
+        return None
+    branches = set_branches(tree)
+    if not branches:
+        return None
+    return QueryView(ctx=ctx, candidate=candidate, tree=tree, select=branches[0], sources=table_sources(ctx, branches[0]))
+
+
+def set_branches(tree: exp.Expression) -> list[exp.Select]:
+    """The SELECTs a set operation combines, left to right (nested set operations included)."""
+    if isinstance(tree, exp.Select):
+        return [tree]
+    if isinstance(tree, exp.Subquery):
+        return set_branches(tree.this)
+    if isinstance(tree, exp.SetOperation):
+        return set_branches(tree.this) + set_branches(tree.expression)
+    return []
+
+
+def _qualified(ctx: Context, candidate: Candidate) -> exp.Expression | None:
     dialect = ctx.db.dialect
     try:
         tree = sqlglot.parse_one(candidate.sql, read=dialect)
@@ -71,19 +101,20 @@ def prepare(ctx: Context, candidate: Candidate) -> QueryView | None:
         return None
     mapping = {t.name: {c.name: (c.type or "TEXT") for c in t.columns} for t in ctx.schema.tables}
     try:
-        tree = qualify(tree, schema=mapping, dialect=dialect, validate_qualify_columns=False,
+        return qualify(tree, schema=mapping, dialect=dialect, validate_qualify_columns=False,
                        quote_identifiers=False, identify=False)
     except SqlglotError:
         return None
-    select = tree if isinstance(tree, exp.Select) else None
-    if select is None:
-        return None
+
+
+def table_sources(ctx: Context, select: exp.Select) -> dict[str, Table]:
+    """Alias (or name) → schema table, for the tables in `select`'s own FROM and JOINs."""
     sources = {}
     for table in direct_tables(select):
         found = ctx.schema.table(table.name)
         if found is not None:
             sources[table.alias_or_name] = found
-    return QueryView(ctx=ctx, candidate=candidate, tree=tree, select=select, sources=sources)
+    return sources
 
 
 def direct_tables(select: exp.Select) -> Iterator[exp.Table]:

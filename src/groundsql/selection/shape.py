@@ -43,7 +43,12 @@ phrasings; each states its evidence):
 ``units``         a number the question gives in minutes, MB, dollars… compared with a column whose name gives
                   another unit (rewrite: converted);
 ``both_in``       'both A and B' answered with `IN (A, B)` (rewrite: INTERSECT);
-``entity_key``    rows aggregated per a repeating name of a joined entity (rewrite: its key added to GROUP BY).
+``entity_key``    rows aggregated per a repeating name of a joined entity (rewrite: its key added to GROUP BY);
+``age_direction`` 'oldest' / 'youngest' answered from the wrong end of an age (oldest = largest) or a point in
+                  time such as a birth date (oldest = earliest) (rewrite: that sort or MIN/MAX reversed);
+``branch_join``   a branch of a UNION / INTERSECT / EXCEPT joins a table it uses nothing from, and the join changes
+                  the combined result (rewrite: the branches without it).
+A UNION / INTERSECT / EXCEPT is read only by the checks in `SET_OPERATION_CHECKS`; the others read one SELECT.
 """
 
 from __future__ import annotations
@@ -52,8 +57,8 @@ import logging
 
 from groundsql.answer import Candidate
 from groundsql.context import Context
-from groundsql.selection.query_view import Finding, prepare
-from groundsql.selection.shapes import SHAPE_CHECKS, SHAPE_FUNCTIONS
+from groundsql.selection.query_view import Finding, prepare, prepare_set_operation
+from groundsql.selection.shapes import SET_OPERATION_CHECKS, SHAPE_CHECKS, SHAPE_FUNCTIONS
 from groundsql.selection.switches import switched_on
 
 __all__ = ["SHAPE_CHECKS", "SHAPE_FUNCTIONS", "shape_findings"]
@@ -65,11 +70,15 @@ def shape_findings(ctx: Context, candidate: Candidate, *, checks: tuple[str, ...
     """The question-shape findings for a candidate that ran (empty when its shape fits the question)."""
     if not candidate.ok or not candidate.sql:
         return []
+    names = switched_on(ctx, checks or SHAPE_CHECKS)
     query = prepare(ctx, candidate)
+    if query is None:  # a UNION / INTERSECT / EXCEPT: only the checks that read its branches
+        query = prepare_set_operation(ctx, candidate)
+        names = tuple(name for name in names if name in SET_OPERATION_CHECKS)
     if query is None:
         return []
     findings: list[Finding] = []
-    for name in switched_on(ctx, checks or SHAPE_CHECKS):
+    for name in names:
         try:
             findings.extend(SHAPE_FUNCTIONS[name](query))
         except (KeyError, ValueError, TypeError, AttributeError) as exc:  # a check that cannot read a query skips

@@ -11,10 +11,12 @@ from types import ModuleType
 
 from groundsql.selection.query_view import Finding, QueryView
 from groundsql.selection.shapes import (
+    age_direction,
     aggregate_asked,
     anti_join,
     both_in,
     both_values,
+    branch_join,
     comparison_asked,
     comparison_direction,
     count_asked,
@@ -49,7 +51,7 @@ MODULES: list[ModuleType] = [
     unread_table, ungrouped, comparison_direction,
     # right by construction: the join graph, keys, the query tree and the stored values are the evidence
     anti_join, join_edge, value_grounding, units, both_in, entity_key, group_key, count_per_key,
-    key_join, sort_direction,
+    key_join, sort_direction, age_direction, branch_join,
 ]
 
 #: Check name (its module's name) → its function.
@@ -57,3 +59,5 @@ SHAPE_FUNCTIONS: dict[str, Callable[[QueryView], list[Finding]]] = {
     module.__name__.rpartition(".")[2]: module.check for module in MODULES}
 #: Every shape check, in the order they run.
 SHAPE_CHECKS: tuple[str, ...] = tuple(SHAPE_FUNCTIONS)
+#: The checks that read a UNION / INTERSECT / EXCEPT (its branches); the others read one SELECT only.
+SET_OPERATION_CHECKS: tuple[str, ...] = ("age_direction", "branch_join")

@@ -19,17 +19,9 @@ def check(q: QueryView) -> list[Finding]:
         return []
     dialect = q.ctx.db.dialect
     findings = []
-    for join in inner_joins(select):
+    for join in idle_joins(q, select):
         table = join.this
-        if not isinstance(table, exp.Table) or join.args.get("using") or join.args.get("on") is None:
-            continue
         alias = table.alias_or_name
-        others = [t.name for t in direct_tables(select) if t.alias_or_name != alias]
-        if named_by_own_words(q, table.name, others):
-            continue  # 'customers with an account': the question asks for rows with a match
-        uses = [c for c in select.find_all(exp.Column) if c.table == alias]
-        if not uses or any(c.find_ancestor(exp.Join) is not join for c in uses):
-            continue
         without = select.copy()
         without.set("joins", [j for j in without.args.get("joins") or [] if j.this.alias_or_name != alias])
         rows = q.probe(exp.select(exp.Count(this=exp.Star()).as_("n")).from_(without.subquery("extra_join")),
@@ -48,3 +40,21 @@ def check(q: QueryView) -> list[Finding]:
             f"The query without it: {short(rewrite)}", rewrite=rewrite))
     return findings
 
+
+def idle_joins(q: QueryView, select: exp.Select) -> list[exp.Join]:
+    """`select`'s inner joins (with an ON condition) to a table the question does not name, used nowhere in
+    `select` but in that join's own condition."""
+    idle = []
+    for join in inner_joins(select):
+        table = join.this
+        if not isinstance(table, exp.Table) or join.args.get("using") or join.args.get("on") is None:
+            continue
+        alias = table.alias_or_name
+        others = [t.name for t in direct_tables(select) if t.alias_or_name != alias]
+        if named_by_own_words(q, table.name, others):
+            continue  # 'customers with an account': the question asks for rows with a match
+        uses = [c for c in select.find_all(exp.Column) if c.table == alias]
+        if not uses or any(c.find_ancestor(exp.Join) is not join for c in uses):
+            continue
+        idle.append(join)
+    return idle

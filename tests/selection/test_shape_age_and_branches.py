@@ -1,5 +1,5 @@
-"""`age_direction` (which end of an age or a date is the oldest) and `branch_join` (an idle join in every branch
-of a set operation) on a crafted club database: each fires on the mistake, its rewrite runs and returns the
+"""`age_direction` (which end of an age or a date is the oldest), `branch_join` (an idle join in every branch
+of a set operation) and `same_branches` (a set operation of copies of one query) on a crafted club database: each fires on the mistake, its rewrite runs and returns the
 intended rows, shape repair applies it, and each stays silent on the right query."""
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from groundsql.selection.shapes import SET_OPERATION_CHECKS
 
 pytestmark = pytest.mark.integration
 
-CHECKS = ("age_direction", "branch_join")
+CHECKS = ("age_direction", "branch_join", "same_branches")
 
 
 @pytest.fixture(scope="module")
@@ -37,7 +37,7 @@ def club(tmp_path_factory) -> Path:
                                   (3, 'Cal', 47, '1979-01-15', 'Chile'), (4, 'Dee', 31, '1995-11-30', 'Chile'),
                                   (5, 'Eve', 52, '1974-05-05', 'Peru'), (6, 'Fay', 29, '1997-02-14', 'Peru');
         INSERT INTO event VALUES (1, 'Gala'), (2, 'Race');
-        INSERT INTO attendance VALUES (1, 1), (2, 1), (3, 2), (6, 2);
+        INSERT INTO attendance VALUES (1, 1), (2, 1), (3, 2), (6, 2), (1, 2);
     """)
     conn.commit()
     conn.close()
@@ -122,3 +122,24 @@ def test_an_idle_join_in_every_branch_of_an_intersection_is_removed(club, catalo
 ])
 def test_branch_join_is_silent_where_the_join_is_the_question(club, catalog, question, sql) -> None:
     assert run(club, catalog, question, sql)[2] == []
+
+
+def test_copies_of_one_query_get_one_value_each(club, catalog) -> None:
+    question = "Who attended both the Gala and the Race?"
+    branch = ("SELECT p.name FROM person AS p JOIN attendance AS a ON p.person_id = a.person_id "
+              "JOIN event AS e ON a.event_id = e.event_id WHERE e.title IN ('Gala', 'Race')")
+    ctx, candidate, found = run(club, catalog, question, f"{branch} INTERSECT {branch}")
+    assert sorted(candidate.result.rows) == [("Ada",), ("Ben",), ("Cal",), ("Fay",)]
+    assert [f.check for f in found] == ["same_branches"]
+    assert rows(club, catalog, found[0].rewrite) == [("Ada",)]
+    repaired, remaining = shape_repair(ctx, candidate)
+    assert repaired.result.rows == [("Ada",)] and not remaining
+
+
+def test_copies_without_a_list_to_split_are_flagged_without_a_rewrite(club, catalog) -> None:
+    branch = "SELECT name FROM person WHERE age > 40"
+    found = run(club, catalog, "Which names belong to both people over 40 and people under 30?",
+                f"{branch} INTERSECT {branch}")[2]
+    assert [(f.check, f.rewrite) for f in found] == [("same_branches", "")]
+    assert run(club, catalog, "Which names belong to both people over 40 and people under 30?",
+               f"{branch} INTERSECT SELECT name FROM person WHERE age < 30")[2] == []

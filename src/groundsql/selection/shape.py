@@ -46,6 +46,8 @@ phrasings; each states its evidence):
 ``entity_key``    rows aggregated per a repeating name of a joined entity (rewrite: its key added to GROUP BY);
 ``age_direction`` 'oldest' / 'youngest' answered from the wrong end of an age (oldest = largest) or a point in
                   time such as a birth date (oldest = earliest) (rewrite: that sort or MIN/MAX reversed);
+``same_branches`` a UNION / INTERSECT / EXCEPT of copies of one query (rewrite: where they share one literal list
+                  with a value per branch, each branch keeps its own value);
 ``branch_join``   a branch of a UNION / INTERSECT / EXCEPT joins a table it uses nothing from, and the join changes
                   the combined result (rewrite: the branches without it).
 A UNION / INTERSECT / EXCEPT is read only by the checks in `SET_OPERATION_CHECKS`; the others read one SELECT.

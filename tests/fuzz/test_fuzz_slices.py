@@ -1,0 +1,45 @@
+"""A long fuzz run spans sessions as slices of one seed (`benchmarks/fuzz.py sql --start N`): the report adds up
+the slices that continue each other and leaves out one that does not."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture()
+def fuzz_module(tmp_path, monkeypatch):
+    spec = importlib.util.spec_from_file_location("fuzz_benchmark", REPO / "benchmarks" / "fuzz.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    monkeypatch.setattr(module, "OUT", tmp_path)
+    return module
+
+
+def _slice(folder: Path, name: str, start: int, statements: int, *, done: bool, findings: int = 0) -> None:
+    (folder / name).write_text(json.dumps({
+        "engine": "spark", "seed": 47, "start": start, "count": 100_000 - start, "timeout_s": 2.0,
+        "check_state_every": 1, "command": f"fuzz.py sql --start {start}", "commit": "abc1234", "machine": "m",
+        "started": "2026-11-28 16:15 UTC", "done": done, "statements": statements, "elapsed_s": 10.0,
+        "slowest_s": 1.5 + start / 100_000, "state_checks": 7, "verdicts": {"refused": statements - 2, "ran": 2},
+        "by_kind": {"ddl|refused": statements - 2, "select|ran": 2},
+        "findings": [{"oracle": "write"}] * findings, "findings_total": findings}))
+
+
+def test_contiguous_slices_add_up_and_a_gap_is_left_out(fuzz_module, tmp_path) -> None:
+    _slice(tmp_path, "sql_spark.json", 0, 5000, done=True)
+    _slice(tmp_path, "sql_spark.from5000.json", 5000, 5000, done=False)
+    _slice(tmp_path, "sql_spark.from10000.json", 10000, 24000, done=False, findings=1)
+    _slice(tmp_path, "sql_spark.from50000.json", 50000, 1000, done=True)  # a gap: not a continuation
+    merged = fuzz_module.load_engine_slices("spark")
+    assert merged["statements"] == 34000
+    assert merged["verdicts"] == {"refused": 33994, "ran": 6}
+    assert merged["by_kind"]["select|ran"] == 6
+    assert merged["findings_total"] == 1 and merged["state_checks"] == 21
+    assert merged["done"] is False and merged["slowest_s"] == pytest.approx(1.6)
+    assert [part["start"] for part in merged["slices"]] == [0, 5000, 10000]

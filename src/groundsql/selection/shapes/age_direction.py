@@ -9,12 +9,11 @@ from __future__ import annotations
 
 import re
 
-import sqlglot
 from sqlglot import exp
 
 from groundsql.catalog.schema import Table
 from groundsql.selection.query_view import Finding, QueryView
-from groundsql.selection.shapes.common import name_tokens, to_sql
+from groundsql.selection.shapes.common import default_nulls_first, name_tokens, to_sql
 
 NAME = "age_direction"
 _OLD_END = r"old|older|oldest|eldest|earliest"
@@ -107,12 +106,7 @@ def _reverse(node: exp.Expression, dialect: str) -> None:
     if isinstance(node, exp.Ordered):
         desc = not node.args.get("desc")
         node.set("desc", desc)
-        node.set("nulls_first", _default_nulls_first(dialect, desc))  # where the engine puts NULLs by itself
+        node.set("nulls_first", default_nulls_first(dialect, desc))  # where the engine puts NULLs by itself
     else:
         node.replace((exp.Min if isinstance(node, exp.Max) else exp.Max)(this=node.this.copy()))
 
-
-def _default_nulls_first(dialect: str, desc: bool) -> bool:
-    """Whether `dialect` puts NULLs first in a plain sort of that direction (so the rewrite needs no NULLS)."""
-    sql = f"SELECT x FROM t ORDER BY x{' DESC' if desc else ''}"
-    return bool(sqlglot.parse_one(sql, read=dialect).args["order"].expressions[0].args.get("nulls_first"))

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+import sqlglot
 from sqlglot import exp
 
 from groundsql.catalog.schema import Schema, Table
@@ -86,3 +87,9 @@ def tables_read(tree: exp.Expression, schema: Schema) -> list:
         if found is not None and found not in tables:
             tables.append(found)
     return tables
+
+
+def default_nulls_first(dialect: str, desc: bool = False) -> bool:
+    """Whether `dialect` puts NULLs first in a plain sort of that direction (so a rewritten sort needs no NULLS)."""
+    sql = f"SELECT x FROM t ORDER BY x{' DESC' if desc else ''}"
+    return bool(sqlglot.parse_one(sql, read=dialect).args["order"].expressions[0].args.get("nulls_first"))

@@ -8,10 +8,8 @@ from __future__ import annotations
 
 import re
 
-import sqlglot
-
 from groundsql.selection.query_view import Finding, QueryView
-from groundsql.selection.shapes.common import question_shape
+from groundsql.selection.shapes.common import default_nulls_first, question_shape
 
 NAME = "sort_direction"
 #: Words that ask for a descending order, or for the largest or latest first.
@@ -30,7 +28,7 @@ def check(q: QueryView) -> list[Finding]:
     if not descending or not question_shape(q).ordered or _DESCENDING.search(q.ctx.question):
         return []  # a question that asks for no order leaves the presentation to the query (most first is fine)
     rewrite = select.copy()
-    nulls_first = _ascending_nulls_first(q.ctx.db.dialect)
+    nulls_first = default_nulls_first(q.ctx.db.dialect)
     for ordered in rewrite.args["order"].expressions:
         if ordered.args.get("desc"):
             ordered.set("desc", False)
@@ -41,8 +39,3 @@ def check(q: QueryView) -> list[Finding]:
         f"The question asks for an order without saying descending (or largest, latest, most first), so sort by "
         f"{keys} ascending.", rewrite=rewrite.sql(dialect=q.ctx.db.dialect))]
 
-
-def _ascending_nulls_first(dialect: str) -> bool:
-    """Whether `dialect` puts NULLs first in a plain ascending sort (so the rewrite needs no NULLS clause)."""
-    ordered = sqlglot.parse_one("SELECT x FROM t ORDER BY x", read=dialect).args["order"].expressions[0]
-    return bool(ordered.args.get("nulls_first"))

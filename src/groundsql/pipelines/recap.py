@@ -58,9 +58,20 @@ def recap(ctx: Context, options: RecapOptions) -> Answer:
             chosen = repaired
     answer = build_answer(ctx, chosen, candidates, confidence=score,
                           alternatives=[g.representative.sql for g in selection.vote.groups], options=options)
-    first = runs[0].state.attempts
-    answer.stages = {"first_query": first[0].sql if first else "", "final": answer.sql}
+    answer.stages = _stages(runs[0].state.attempts, answer.sql)
     return answer
+
+
+def _stages(attempts: list, final_sql: str) -> dict[str, str]:
+    """The first expert's queries at the points the per-stage comparison reads: `first_query` (the PreSQL draft
+    when it ran, else the loop's first answer query), `loop_first` and `loop_last` (the loop's first and last
+    answer queries: planning and acting, then critique, refinement and validation) and `final` (after the vote
+    and the shape repair)."""
+    loop = [c for c in attempts if c.source != "recap:presql"]
+    stages = {"first_query": attempts[0].sql if attempts else ""}
+    if loop:
+        stages |= {"loop_first": loop[0].sql, "loop_last": loop[-1].sql}
+    return stages | {"final": final_sql}
 
 
 def log_turn(agent: str, data: dict) -> None:

@@ -45,7 +45,19 @@ def test_recap_is_registered_and_answers_in_one_step(music_db):
     done = _turns(ctx, "done")[0]
     assert done["validated"] and done["steps"] == 1 and done["plan_versions"] == 1 and done["verdicts"] == [True]
     assert done["sql_revisions"] == []
-    assert answer.confidence > 0 and answer.stages == {"first_query": FRENCH, "final": FRENCH}
+    assert answer.confidence > 0 and answer.stages == {"first_query": FRENCH, "loop_first": FRENCH, "loop_last": FRENCH,
+                                                   "final": FRENCH}
+
+
+def test_stages_keep_the_presql_draft_and_the_loops_first_and_last_queries_apart(music_db):
+    """The per-stage comparison reads where a right answer turned wrong: the PreSQL draft, the loop's first
+    answer query, its last, and the final answer are recorded separately."""
+    everyone = "SELECT name FROM singer"
+    rejected = '{"valid_result": false, "reasons": ["only the French singers were asked"]}'
+    script = AgentScript(presql=[f"```sql\n{everyone}\n```"], action=[act("run_sql", everyone), act("run_sql", FRENCH)],
+                         validate=[rejected])
+    answer, _ = _run(music_db, script)
+    assert answer.stages == {"first_query": everyone, "loop_first": everyone, "loop_last": FRENCH, "final": FRENCH}
 
 
 def test_plan_critique_rounds_revise_the_plan_until_accepted_or_the_limit(music_db):

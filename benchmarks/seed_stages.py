@@ -9,9 +9,14 @@ Every run directory is one `groundsql eval` run (`results.jsonl`); each record o
 
 - per stage: how many answers are right there, and how many of them the baseline got wrong or right;
 - per step between consecutive stages (in the order the preset records them): answers kept right, made wrong,
-  made right, kept wrong, with the ids of those made wrong and made right, so each can be read.
+  made right, kept wrong, with the ids of those made wrong and made right, so each can be read;
+- with `--dataset`, a gate read from the same records: the first stage's query kept as the answer wherever it is
+  *clean* (`selection.checks.settles`: it runs, returns rows, and no exact check of the current code but the
+  advisory ones finds anything; `recap --option loop=flagged` keeps such a draft), the preset's final answer elsewhere. The preset's later stages run at temperature 0 on
+  the same inputs, so this is what a run that starts them only for flagged drafts would answer. Also with the
+  stricter *plain* gate (clean, one table, no subquery, no string literal: auto's one-call answers).
 
-No model is called; it reads the records.
+No model is called; it reads the records (and, for the gate, runs the checks on each first-stage query).
 """
 
 from __future__ import annotations
@@ -89,12 +94,74 @@ def analyse(run: dict[int, dict], baseline: dict[int, dict]) -> dict:
     return {"questions": len(common), "baseline_right": baseline_right, "stages": stages, "steps": steps}
 
 
+def draft_flags(records: dict[int, dict], dataset: Path, drafts: dict[int, dict] | None = None
+                ) -> dict[int, dict[str, bool]]:
+    """Per question, whether its first-stage query is clean and plain under the current checks (see the module
+    docstring); the checks run on the question's database through the guarded `Database.execute`."""
+    from groundsql.catalog import build_catalog
+    from groundsql.context import Context
+    from groundsql.db import Database
+    from groundsql.evaluation.datasets import load_dataset
+    from groundsql.generation.refinement import execute_candidate
+    from groundsql.models import ScriptedModel
+    from groundsql.selection.calibration import query_signals
+    from groundsql.selection.checks import settles
+
+    paths = {str(q.id): q.db_path for q in load_dataset(dataset).questions}
+    catalogs: dict[str, object] = {}
+    flags = {}
+    for i, record in sorted(records.items()):
+        path = paths.get(str(i))
+        if path is None or (drafts is not None and i not in drafts):
+            continue
+        sql = _draft(record if drafts is None else drafts[i])[0]
+        db = Database(str(path))
+        if record["db_id"] not in catalogs:
+            catalogs[record["db_id"]] = build_catalog(db)
+        ctx = Context(question=record["question"], db=db, models={"default": ScriptedModel([])},
+                      catalog=catalogs[record["db_id"]])
+        candidate = execute_candidate(ctx, sql, source="draft") if sql else None
+        clean = candidate is not None and settles(ctx, candidate)
+        signals = query_signals(sql, record["question"], ctx.db.dialect) if clean else {}
+        flags[i] = {"clean": clean, "plain": clean and signals["complexity"] == 0 and signals["literals"] == 0}
+    return flags
+
+
+def _draft(record: dict) -> tuple[str, bool]:
+    """The record's draft and whether it was right: its first stage, or its answer when it has no stages (a
+    one-call run used as the draft)."""
+    stages = record.get("stages") or {}
+    if stages:
+        first = next(iter(stages.values()))
+        return first.get("sql") or "", bool(first.get("correct"))
+    return record.get("sql") or "", bool(record.get("correct"))
+
+
+def gate(records: dict[int, dict], baseline: dict[int, dict], flags: dict[int, dict[str, bool]],
+         drafts: dict[int, dict] | None = None) -> list[dict]:
+    """Right answers under each gate on the questions both runs answered and the flags cover; the draft is each
+    record's first stage, or the answer of `drafts` (another run) where given."""
+    common = sorted(set(records) & set(baseline) & set(flags))
+    rows = []
+    for kind in ("clean", "plain"):
+        kept = [i for i in common if flags[i][kind]]
+        first = {i: _draft(records[i] if drafts is None else drafts[i])[1] for i in common}
+        right = [i for i in common if (first[i] if i in kept else records[i]["correct"])]
+        final = [i for i in common if records[i]["correct"]]
+        rows.append({"gate": kind, "n": len(common), "kept": len(kept), "kept_right": sum(first[i] for i in kept),
+                     "right": len(right), "final_right": len(final),
+                     "baseline_right": sum(1 for i in common if baseline[i]["correct"]),
+                     "won": sorted(set(right) - set(final)), "lost": sorted(set(final) - set(right))})
+    return rows
+
+
 def _ids(ids: list[int], limit: int = 30) -> str:
     shown = ", ".join(str(i) for i in ids[:limit])
     return (shown + (f" … (+{len(ids) - limit})" if len(ids) > limit else "")) or "–"
 
 
-def render(results: list[tuple[str, dict, dict[int, dict]]], baseline_name: str, command: str) -> str:
+def render(results: list[tuple[str, dict, dict[int, dict]]], baseline_name: str, command: str,
+           gates: dict[str, list[dict]] | None = None, draft_source: str = "first-stage") -> str:
     lines = ["# Seed methods stage by stage, against one call", "",
              f"Command: `{command}`  ", f"Baseline: `{baseline_name}` (one call, the same questions).", ""]
     for name, result, records in results:
@@ -113,6 +180,16 @@ def render(results: list[tuple[str, dict, dict[int, dict]]], baseline_name: str,
             lines.append(f"| {step['from']} → {step['to']} | {step['n']} | {step['kept_right']} | "
                          f"{len(step['made_wrong'])}: {_ids(step['made_wrong'])} | "
                          f"{len(step['made_right'])}: {_ids(step['made_right'])} | {step['kept_wrong']} |")
+        if gates and gates.get(name):
+            first = result["stages"][0]["stage"] if result["stages"] else "first stage"
+            first = "the baseline's answer" if draft_source == "baseline" else f"`{first}`"
+            lines += ["", f"Gate: {first} kept where it is clean (or plain), the final answer elsewhere:", "",
+                      "| gate | answers | first stage kept | of them right | right | final right | baseline right "
+                      "| won against final | lost against final |", "|---|---:|---:|---:|---:|---:|---:|---|---|"]
+            for row in gates[name]:
+                lines.append(f"| {row['gate']} | {row['n']} | {row['kept']} | {row['kept_right']} | {row['right']} | "
+                             f"{row['final_right']} | {row['baseline_right']} | {len(row['won'])}: {_ids(row['won'])} "
+                             f"| {len(row['lost'])}: {_ids(row['lost'])} |")
         turned = sorted({i for step in result["steps"] for i in step["made_wrong"]})
         if turned:
             lines += ["", "Questions a step turned wrong (the question, then the SQL before and after that step):", ""]
@@ -148,14 +225,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--baseline", required=True, type=Path, help="the one-call run on the same questions")
     parser.add_argument("--runs", required=True, help="comma-separated run directories of staged presets")
     parser.add_argument("--out", type=Path, help="write the Markdown here (printed when absent)")
+    parser.add_argument("--dataset", type=Path, help="the runs' dataset folder: adds the gate (runs the checks)")
+    parser.add_argument("--draft", choices=("first-stage", "baseline"), default="first-stage",
+                        help="the gate's draft: each run's first stage, or the baseline's answer (a one-call draft "
+                             "the preset would try first)")
     args = parser.parse_args(argv)
     baseline = load(args.baseline)
-    results = []
+    results, gates = [], {}
     for run in [Path(p) for p in args.runs.split(",") if p]:
         records = load(run)
         results.append((run.name, analyse(records, baseline), records))
+        if args.dataset:
+            drafts = baseline if args.draft == "baseline" else None
+            gates[run.name] = gate(records, baseline, draft_flags(records, args.dataset, drafts), drafts)
     command = "python benchmarks/seed_stages.py " + shlex.join(argv if argv is not None else sys.argv[1:])
-    text = render(results, args.baseline.name, command)
+    text = render(results, args.baseline.name, command, gates, args.draft)
     if args.out:
         args.out.parent.mkdir(parents=True, exist_ok=True)
         args.out.write_text(text)

@@ -1,6 +1,8 @@
 """`agentnlq` (AgentNLQ §3.2–3.4): schema context by budget → task ledger → orchestrated fast/slow loops.
 
 0. Metadata generation (`enrich=true`, off by default): one-line descriptions of undescribed tables and columns.
+   With `draft=true` a plain one-call query comes first; it is the answer when it settles (ran, rows, no exact
+   check's finding), and the steps below run only for a flagged draft.
 1. Schema context: the whole schema when its text fits `schema_budget` tokens, else the `vector` linker's
    top-k columns with their tables' keys (the check is noted on the trace).
 2. Task ledger: a fact sheet written once and checked against the schema, the join graph and the question's
@@ -22,9 +24,12 @@ from groundsql.generation.agents.enrichment import enrich_descriptions
 from groundsql.generation.agents.orchestrator import OrchestrationOptions, Outcome, log_step, orchestrate
 from groundsql.generation.agents.schema_context import build_schema_context
 from groundsql.generation.agents.task_ledger import TaskLedger, build_task_ledger
+from groundsql.generation.direct import generate_sql, schema_prompt_text
+from groundsql.generation.refinement import execute_candidate
 from groundsql.generation.tree_repair import repair_note
 from groundsql.linking.options import DEFAULT_FULL_BUDGET, LinkerChoice
 from groundsql.pipelines.registry import preset
+from groundsql.selection.checks import settles
 from groundsql.selection.outcome import build_answer
 
 #: Confidence of an answer by how it was reached; below 0.5 the answer carries a low-confidence note.
@@ -44,6 +49,10 @@ class AgentNlqOptions(OrchestrationOptions, LinkerChoice):
     ledger_shape: bool = Field(True, description="head the fact sheet with the answer's shape read from the "
                                                  "question's words (count or list, LIMIT or not) and correct the "
                                                  "model's fields that contradict it (false: ablation)")
+    draft: bool = Field(False, description="write one plain query first (the one-call prompt over the whole "
+                                          "schema); when it runs, returns rows and no exact check finds anything "
+                                          "in it, it is the answer, and the fact sheet and loops run only for a "
+                                          "flagged draft (false: the paper's path on every question)")
     enrich: bool = Field(False, description="AgentNLQ's metadata generation: the generator writes one-line "
                                             "descriptions of the tables and columns that have none before the "
                                             "schema context is built (one call per table, once per database "
@@ -55,6 +64,17 @@ class AgentNlqOptions(OrchestrationOptions, LinkerChoice):
         options=AgentNlqOptions, linker="vector")
 def agentnlq(ctx: Context, options: AgentNlqOptions) -> Answer:
     listener = ctx.on_step or log_step
+    draft = None
+    if options.draft:
+        draft = execute_candidate(ctx, generate_sql(ctx, schema_prompt_text(ctx), step="agentnlq:draft")[0],
+                                  source="agentnlq:draft")
+        kept = settles(ctx, draft)
+        ctx.trace.note("agentnlq", stage="draft", sql=draft.sql, kept=kept)
+        listener("draft", {"sql": draft.sql, "kept": kept})
+        if kept:
+            answer = build_answer(ctx, draft, [draft], confidence=FAST_CONFIDENCE)
+            answer.stages = {"draft": draft.sql, "final": answer.sql}
+            return answer
     if options.enrich:
         listener("enrich", enrich_descriptions(ctx))
     schema = build_schema_context(ctx, budget=options.schema_budget, retriever=options.linker)
@@ -66,7 +86,10 @@ def agentnlq(ctx: Context, options: AgentNlqOptions) -> Answer:
         listener("task_ledger", {"text": ledger.render(), "unknown_tables": list(ledger.unknown_tables),
                                  "written_by_model": ledger.written_by_model, "corrections": list(ledger.corrections)})
     outcome = orchestrate(ctx, schema, ledger, notes, options, listener=listener)
-    return _answer(ctx, outcome, schema.tables if schema.mode == "retrieved" else None)
+    answer = _answer(ctx, outcome, schema.tables if schema.mode == "retrieved" else None)
+    if draft is not None:
+        answer.stages = {"draft": draft.sql} | answer.stages
+    return answer
 
 
 def _answer(ctx: Context, outcome: Outcome, retrieved_tables: list[str] | None) -> Answer:

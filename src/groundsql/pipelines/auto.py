@@ -48,7 +48,14 @@ from groundsql.pipelines.registry import preset
 from groundsql.pipelines.ssev import SsevOptions, ssev
 from groundsql.selection import select
 from groundsql.selection.calibration import Signals, confidence, query_signals, signals_for
-from groundsql.selection.checks import CHECKS, Finding, findings_hint, sanity_check
+from groundsql.selection.checks import (
+    ADVISORY_CHECKS,
+    CHECKS,
+    Finding,
+    findings_hint,
+    sanity_check,
+    settled_findings,
+)
 from groundsql.selection.grouping import result_key
 from groundsql.selection.outcome import build_answer
 from groundsql.selection.shape import SHAPE_CHECKS
@@ -88,7 +95,7 @@ class AutoOptions(SsevOptions, StructureExampleOptions):
     max_calls: int | None = Field(None, ge=1, description="no escalation once this many model calls are spent")
     max_tokens: int | None = Field(None, ge=1, description="no escalation once this many tokens are spent")
     advisory_checks: list[str] = Field(
-        ["row_loss", "type_trap"],
+        list(ADVISORY_CHECKS),
         description="checks whose findings are shown as warnings but neither escalate, lower the confidence nor "
                     "reach a repair prompt (on the training folds, escalating on them turned 5 right answers wrong "
                     "and no wrong one right)")
@@ -181,8 +188,7 @@ def _findings(ctx: Context, candidate: Candidate, options: AutoOptions) -> list[
     """The findings auto decides on: every check's but the advisory ones."""
     if not options.sanity or not candidate.ok:
         return []
-    advisory = set(options.advisory_checks)
-    return sanity_check(ctx, candidate, checks=tuple(c for c in CHECKS + SHAPE_CHECKS if c not in advisory))
+    return settled_findings(ctx, candidate, advisory=options.advisory_checks)
 
 
 def _advisory(ctx: Context, candidate: Candidate, options: AutoOptions) -> list[Finding]:

@@ -75,6 +75,24 @@ def sanity_check(ctx: Context, candidate: Candidate, *, checks: tuple[str, ...] 
     return findings
 
 
+#: Checks whose findings are warnings only, never a reason to ask the model again: on the training folds,
+#: escalating on them turned 5 right answers wrong and no wrong one right (`auto`'s `advisory_checks`).
+ADVISORY_CHECKS = ("row_loss", "type_trap")
+
+
+def settled_findings(ctx: Context, candidate: Candidate, *,
+                     advisory: tuple[str, ...] | list[str] = ADVISORY_CHECKS) -> list[Finding]:
+    """The findings a preset decides on: every check's (result and question-shape) but the advisory ones."""
+    return sanity_check(ctx, candidate, checks=tuple(c for c in CHECKS + shape.SHAPE_CHECKS if c not in advisory))
+
+
+def settles(ctx: Context, candidate: Candidate, *, advisory: tuple[str, ...] | list[str] = ADVISORY_CHECKS) -> bool:
+    """Whether a query may stand without another model call: it ran, returned rows, and no check but the
+    advisory ones finds anything."""
+    return bool(candidate.ok and candidate.result.row_count) and not settled_findings(ctx, candidate,
+                                                                                      advisory=advisory)
+
+
 def findings_hint(findings: list[Finding]) -> str:
     """The findings as one hint block for a repair prompt."""
     return "\n".join(f"- {f.hint}" for f in findings)

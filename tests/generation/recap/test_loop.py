@@ -282,3 +282,37 @@ def test_an_idle_join_is_rejected_and_the_checks_rewrite_is_run_and_validated(mu
     assert _turns(ctx, "check-rewrite")[0]["sql"] == answer.sql
     assert script.calls("validate") == 1  # the rejection came from the check, the pass from the model
     assert _turns(ctx, "done")[0]["validated"]
+
+
+def test_flagged_loop_keeps_a_clean_presql_draft_without_planning_or_acting(music_db):
+    """loop=flagged: a PreSQL draft that runs, returns rows and passes every exact check is the answer; no plan,
+    action, critique or validation call is made."""
+    script = AgentScript()
+    answer, ctx = _run(music_db, script, loop="flagged")
+    steps = [e.step for e in ctx.trace.events if e.kind == "model"]
+    assert steps == ["recap:presql"]
+    assert answer.sql == FRENCH and sorted(answer.result.rows) == [("Ann",), ("Joe",)]
+    assert answer.stages == {"first_query": FRENCH, "final": FRENCH}
+    assert _turns(ctx, "draft-kept")[0]["sql"] == FRENCH and _turns(ctx, "done")[0]["validated"]
+
+
+@pytest.mark.parametrize("draft", ["SELECT name FROM singer WHERE country = 'Atlantis'",  # no rows
+                                   "SELECT name FROM singers WHERE country = 'France'"])  # an error
+def test_flagged_loop_runs_the_agents_when_the_draft_fails_or_returns_nothing(music_db, draft):
+    script = AgentScript(presql=[f"```sql\n{draft}\n```"])
+    answer, ctx = _run(music_db, script, loop="flagged")
+    steps = [e.step for e in ctx.trace.events if e.kind == "model"]
+    assert "recap:plan" in steps and "recap:action" in steps and not _turns(ctx, "draft-kept")
+    assert answer.sql == FRENCH
+
+
+def test_flagged_loop_runs_the_agents_when_an_exact_check_objects_to_the_draft(music_db):
+    """'How many …' answered with a list: the count check's finding sends the draft through the agents."""
+    listed = "SELECT name FROM singer WHERE country = 'France'"
+    counted = "SELECT COUNT(*) FROM singer WHERE country = 'France'"
+    script = AgentScript(presql=[f"```sql\n{listed}\n```"], action=[act("run_sql", counted)])
+    ctx = Context(question="How many singers are from France?", db=Database(str(music_db)),
+                  models={"default": script.model}, options={"loop": "flagged"})
+    answer = run(ctx, "recap")
+    assert not _turns(ctx, "draft-kept") and "recap:action" in [e.step for e in ctx.trace.events if e.kind == "model"]
+    assert answer.result.rows == [(2,)]

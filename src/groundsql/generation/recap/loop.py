@@ -30,6 +30,7 @@ from groundsql.generation.refinement import execute_candidate
 from groundsql.generation.tree_repair import tree_repair
 from groundsql.generation.validator import Verdict
 from groundsql.options import Options
+from groundsql.selection.checks import settles
 
 log = logging.getLogger("groundsql")
 
@@ -66,6 +67,10 @@ class RecapLoopOptions(Options):
     shape_checks: bool = Field(True, description="run the exact question-shape checks before the SQL critic and "
                                                  "the validator ask the model: a finding is the critique, its "
                                                  "rewrite the revision (false: the join check only, ablation)")
+    loop: Literal["always", "flagged"] = Field(
+        "always", description="always: plan, act, critique and validate after the PreSQL draft (the paper); "
+                              "flagged: only when the draft fails, returns no rows or an exact check finds "
+                              "something in it, else the draft is the answer")
 
 
 @dataclass(frozen=True)
@@ -107,10 +112,15 @@ def solve(ctx: Context, options: RecapLoopOptions, *, role: str = "generator",
     state = RecapState(schema_text=schema_text, plan=fallback_plan(ctx), knowledge=knowledge)
     if options.schema_linking == "presql":
         _presql(ctx, state, roles, say)
-    _plan(ctx, state, options, roles, say)
-    if options.syntax_help:
-        state.syntax = retrieve_syntax(ctx, state.plan, role=roles.actor, mode=options.syntax_topics)
-        say("syntax", topics=list(state.syntax))
+        if options.loop == "flagged" and state.attempts and settles(ctx, state.attempts[0]):
+            state.final = state.attempts[0]
+            say("draft-kept", sql=state.final.sql, reason="the PreSQL draft ran, returned rows and no exact "
+                                                           "check found anything in it")
+    if state.final is None:
+        _plan(ctx, state, options, roles, say)
+        if options.syntax_help:
+            state.syntax = retrieve_syntax(ctx, state.plan, role=roles.actor, mode=options.syntax_topics)
+            say("syntax", topics=list(state.syntax))
     while state.final is None and state.steps < options.max_steps:
         _step(ctx, state, options, roles, say)
     candidate = state.final or _best(state.attempts) or Candidate(

@@ -256,7 +256,7 @@ def test_a_draft_that_settles_is_the_answer_without_ledger_or_loops(music_db):
     """draft=true: one plain query first; it runs, returns rows and no check objects, so it is the answer."""
     answer, orch, gen = run(music_db, [], [f"```sql\n{GOOD}\n```"], draft=True)
     assert answer.result.rows == [(2,)] and answer.confidence == pytest.approx(0.9)
-    assert not orch.calls and len(gen.calls) == 1 and "agentnlq:draft" == answer.trace.model_calls()[0].step
+    assert not orch.calls and len(gen.calls) == 1 and answer.trace.model_calls()[0].step == "agentnlq:draft"
     assert stages(answer, "draft")[0]["kept"] and not stages(answer, "task_ledger")
     assert answer.stages == {"draft": GOOD, "final": GOOD}
 

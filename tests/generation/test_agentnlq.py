@@ -255,18 +255,22 @@ def test_the_evidence_reaches_the_ledger_and_the_generator_as_business_rules(mus
 def test_a_draft_that_settles_is_the_answer_without_ledger_or_loops(music_db):
     """draft=true: one plain query first; it runs, returns rows and no check objects, so it is the answer."""
     answer, orch, gen = run(music_db, [], [f"```sql\n{GOOD}\n```"], draft=True)
-    assert answer.result.rows == [(2,)] and answer.confidence == pytest.approx(0.9)
+    # the calibrated confidence of a one-call answer with one string literal and no finding
+    from groundsql.selection.calibration import confidence, signals_for
+
+    expected = confidence(signals_for(answer.candidates[0], question=QUESTION, dialect="sqlite", trace=answer.trace))
+    assert answer.result.rows == [(2,)] and answer.confidence == pytest.approx(expected) and expected > 0.5
     assert not orch.calls and len(gen.calls) == 1 and answer.trace.model_calls()[0].step == "agentnlq:draft"
-    assert stages(answer, "draft")[0]["kept"] and not stages(answer, "task_ledger")
+    assert answer.trace.notes("draft")[0]["kept"] and not stages(answer, "task_ledger")
     assert answer.stages == {"draft": GOOD, "final": GOOD}
 
 
 def test_a_flagged_draft_goes_through_the_ledger_and_loops(music_db):
     """A draft that fails (or returns no rows, or a check objects) is not kept: the paper's path answers."""
     answer, orch, gen = run(music_db, [LEDGER, emit(GOOD)], [f"```sql\n{BAD_COLUMN}\n```"], draft=True)
-    assert answer.result.rows == [(2,)] and not stages(answer, "draft")[0]["kept"]
+    assert answer.result.rows == [(2,)] and not answer.trace.notes("draft")[0]["kept"]
     assert len(orch.calls) == 2 and stages(answer, "outcome")[0]["path"] == "fast"
     assert answer.stages == {"draft": BAD_COLUMN, "first_attempt": GOOD, "final": GOOD}
     listed = "SELECT name FROM singer WHERE country = 'France'"  # a list for 'how many': the count check objects
     answer, orch, _ = run(music_db, [LEDGER, emit(GOOD)], [f"```sql\n{listed}\n```"], draft=True)
-    assert not stages(answer, "draft")[0]["kept"] and answer.result.rows == [(2,)] and len(orch.calls) == 2
+    assert not answer.trace.notes("draft")[0]["kept"] and answer.result.rows == [(2,)] and len(orch.calls) == 2

@@ -353,3 +353,26 @@ def test_a_tie_goes_to_the_direct_framing_or_to_the_judge(music_db, tie_break, e
     assert [c.source for c in answer.candidates] == ["explore", "direct"]
     assert answer.sql == expected
     assert ctx.trace.notes("selection")[0]["tie_break"] == tie_break
+
+
+def test_a_draft_that_settles_is_the_answer_and_a_flagged_one_runs_the_papers_path(music_db):
+    """draft=true: one plain query first. A draft that runs, returns rows and passes every exact check is the
+    answer (one call, no linking or exploration); one that returns nothing goes through linking and exploration."""
+    model = ScriptedModel(default=f"```sql\n{FRENCH}\n```")
+    ctx = Context(question="Which singers are from France?", db=Database(str(music_db)), models={"default": model},
+                  options={"samples": 1, "max_actions": 1, "draft": True})
+    answer = run(ctx, "apex")
+    assert _steps(ctx) == ["apex:draft"] and ctx.trace.notes("draft")[0]["kept"]
+    assert sorted(answer.result.rows) == [("Ann",), ("Joe",)] and answer.stages == {"draft": FRENCH, "vote": FRENCH}
+    assert 0.5 < answer.confidence <= 1.0
+
+    nobody = "SELECT name FROM singer WHERE country = 'Atlantis'"
+    replies = _replier({"Question: Which singers": [f"```sql\n{nobody}\n```"]}, default=f"[SQL]\n```sql\n{FRENCH}\n```")
+    ctx = Context(question="Which singers are from France?", db=Database(str(music_db)),
+                  models={"default": ScriptedModel(default=replies)},
+                  options={"samples": 1, "max_actions": 1, "draft": True})
+    answer = run(ctx, "apex")
+    steps = _steps(ctx)
+    assert steps[0] == "apex:draft" and not ctx.trace.notes("draft")[0]["kept"]
+    assert "link.plan" in steps and answer.stages["draft"] == nobody and "exploration" in answer.stages
+    assert sorted(answer.result.rows) == [("Ann",), ("Joe",)]

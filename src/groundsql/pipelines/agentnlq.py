@@ -24,12 +24,10 @@ from groundsql.generation.agents.enrichment import enrich_descriptions
 from groundsql.generation.agents.orchestrator import OrchestrationOptions, Outcome, log_step, orchestrate
 from groundsql.generation.agents.schema_context import build_schema_context
 from groundsql.generation.agents.task_ledger import TaskLedger, build_task_ledger
-from groundsql.generation.direct import generate_sql, schema_prompt_text
-from groundsql.generation.refinement import execute_candidate
+from groundsql.generation.draft import plain_draft
 from groundsql.generation.tree_repair import repair_note
 from groundsql.linking.options import DEFAULT_FULL_BUDGET, LinkerChoice
 from groundsql.pipelines.registry import preset
-from groundsql.selection.checks import settles
 from groundsql.selection.outcome import build_answer
 
 #: Confidence of an answer by how it was reached; below 0.5 the answer carries a low-confidence note.
@@ -64,16 +62,12 @@ class AgentNlqOptions(OrchestrationOptions, LinkerChoice):
         options=AgentNlqOptions, linker="vector")
 def agentnlq(ctx: Context, options: AgentNlqOptions) -> Answer:
     listener = ctx.on_step or log_step
-    draft = None
-    if options.draft:
-        draft = execute_candidate(ctx, generate_sql(ctx, schema_prompt_text(ctx), step="agentnlq:draft")[0],
-                                  source="agentnlq:draft")
-        kept = settles(ctx, draft)
-        ctx.trace.note("agentnlq", stage="draft", sql=draft.sql, kept=kept)
-        listener("draft", {"sql": draft.sql, "kept": kept})
-        if kept:
-            answer = build_answer(ctx, draft, [draft], confidence=FAST_CONFIDENCE)
-            answer.stages = {"draft": draft.sql, "final": answer.sql}
+    draft = plain_draft(ctx, step="agentnlq:draft") if options.draft else None
+    if draft is not None:
+        listener("draft", {"sql": draft.candidate.sql, "kept": draft.kept})
+        if draft.kept:
+            answer = build_answer(ctx, draft.candidate, [draft.candidate], confidence=draft.confidence(ctx))
+            answer.stages = {"draft": draft.candidate.sql, "final": answer.sql}
             return answer
     if options.enrich:
         listener("enrich", enrich_descriptions(ctx))
@@ -88,7 +82,7 @@ def agentnlq(ctx: Context, options: AgentNlqOptions) -> Answer:
     outcome = orchestrate(ctx, schema, ledger, notes, options, listener=listener)
     answer = _answer(ctx, outcome, schema.tables if schema.mode == "retrieved" else None)
     if draft is not None:
-        answer.stages = {"draft": draft.sql} | answer.stages
+        answer.stages = {"draft": draft.candidate.sql} | answer.stages
     return answer
 
 

@@ -16,6 +16,7 @@ from groundsql.answer import Answer, Candidate
 from groundsql.budgets import budget_value
 from groundsql.context import Context
 from groundsql.generation.direct import generate_sql
+from groundsql.generation.draft import plain_draft
 from groundsql.generation.exploration import Budget, ExploreOptions, explore
 from groundsql.generation.paths import RealizationPaths, realization_paths
 from groundsql.generation.refinement import execute_candidate, refine
@@ -77,6 +78,11 @@ class ApexOptions(SelectionOptions, ExploreOptions, LinkOptions, LinkerChoice, T
                                                                              "vote")
     vote: Literal["majority", "wma", "rwma"] | None = Field(None, description="voting method (none: majority "
                                                                               "for one expert, else wma)")
+    draft: bool = Field(False, description="write one plain query first (the one-call prompt over the whole "
+                                           "schema); when it runs, returns rows and no exact check finds anything "
+                                           "in it, it is the answer, and linking, paths, tips, exploration and "
+                                           "selection run only for a flagged draft (false: the paper's path on "
+                                           "every question)")
 
 
 @preset("apex", "APEX-SQL: agentic schema linking, realization paths, retrieved tips, n exploration "
@@ -86,6 +92,12 @@ def apex(ctx: Context, options: ApexOptions) -> Answer:
     """Link (the `apex` linker on a schema of any size, unless `link_full_budget` is set), write realization
     paths, retrieve tips, explore `samples` trajectories per expert, repair the failed ones (tree repair always,
     then `repair_rounds` model rounds), select. Each exploration step is logged and goes to `ctx.on_step`."""
+    draft = plain_draft(ctx, step="apex:draft") if options.draft else None
+    if draft is not None and draft.kept:
+        answer = build_answer(ctx, draft.candidate, [draft.candidate], confidence=draft.confidence(ctx),
+                              options=options)
+        answer.stages = {"draft": draft.candidate.sql, "vote": answer.sql}
+        return answer
     budget = Budget.from_options(options)
     samples = options.samples or (ctx.samples if ctx.samples > 1 else budget_value(options, "samples"))
     ctx.trace.note("apex.budget", profile=options.budget, samples=samples, exploration=budget.to_dict(),
@@ -139,7 +151,8 @@ def apex(ctx: Context, options: ApexOptions) -> Answer:
                           linked_schema=subset.as_mapping() if subset.tables else None,
                           alternatives=[g.representative.sql for g in selection.vote.groups], options=options)
     if candidates:  # one greedy trajectory, then repaired, versus the selection over all of them
-        answer.stages = {"exploration": explored[0].sql, "repaired": repaired[0].sql}
+        answer.stages = {"draft": draft.candidate.sql} if draft is not None else {}
+        answer.stages |= {"exploration": explored[0].sql, "repaired": repaired[0].sql}
         if options.check_rewrites:
             answer.stages["rewritten"] = candidates[0].sql
         answer.stages["vote"] = answer.sql

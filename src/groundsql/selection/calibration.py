@@ -164,7 +164,7 @@ def draft_likelihood(trace: Trace) -> dict[str, float | int] | None:
     a question-level signal of how sure the model was before any check or repair; None where the model did not
     report it or no such call was made."""
     for call in trace.model_calls():
-        if call.step == DRAFT_STEP:
+        if call.step == DRAFT_STEP or call.step.endswith(":draft"):  # a seed preset's plain draft (generation.draft)
             return call.likelihoods[0] if call.likelihoods else None
     return None
 

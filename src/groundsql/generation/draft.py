@@ -1,0 +1,38 @@
+"""A plain first draft that may stand on its own: one query over the whole schema, kept when it settles.
+
+The seed presets' switch for the small model (`agentnlq` and `apex` with `draft=true`; `recap`'s `loop=flagged`
+keeps its PreSQL draft, which is this same query, the same way): the preset's own steps run only when the draft
+fails, returns no rows or an exact check finds something in it (`selection.checks.settles`). A kept draft's
+confidence comes from the calibrated signals of a one-call answer, as `auto`'s plain answers do.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from groundsql.answer import Candidate
+from groundsql.context import Context
+from groundsql.generation.direct import generate_sql, schema_prompt_text
+from groundsql.generation.refinement import execute_candidate
+from groundsql.selection.calibration import confidence, signals_for
+from groundsql.selection.checks import settles
+
+
+@dataclass
+class Draft:
+    candidate: Candidate
+    kept: bool  # it settles: the preset answers with it
+
+    def confidence(self, ctx: Context) -> float:
+        """The kept draft's confidence: the calibrated model's for a one-call answer with no finding."""
+        return confidence(signals_for(self.candidate, question=ctx.question, dialect=ctx.db.dialect,
+                                      trace=ctx.trace))
+
+
+def plain_draft(ctx: Context, *, step: str) -> Draft:
+    """Write, run and check the one-call query (model step `step`); noted on the trace as `draft`."""
+    sql = generate_sql(ctx, schema_prompt_text(ctx), step=step)[0]
+    candidate = execute_candidate(ctx, sql, source=step)
+    kept = settles(ctx, candidate)
+    ctx.trace.note("draft", by=step, sql=candidate.sql, kept=kept)
+    return Draft(candidate, kept)

@@ -148,7 +148,10 @@ def gate(records: dict[int, dict], baseline: dict[int, dict], flags: dict[int, d
         first = {i: _draft(records[i] if drafts is None else drafts[i])[1] for i in common}
         right = [i for i in common if (first[i] if i in kept else records[i]["correct"])]
         final = [i for i in common if records[i]["correct"]]
+        flagged = [i for i in common if i not in kept]
         rows.append({"gate": kind, "n": len(common), "kept": len(kept), "kept_right": sum(first[i] for i in kept),
+                     "flagged": len(flagged), "flagged_final_right": sum(records[i]["correct"] for i in flagged),
+                     "flagged_baseline_right": sum(baseline[i]["correct"] for i in flagged),
                      "right": len(right), "final_right": len(final),
                      "baseline_right": sum(1 for i in common if baseline[i]["correct"]),
                      "won": sorted(set(right) - set(final)), "lost": sorted(set(final) - set(right))})
@@ -184,10 +187,13 @@ def render(results: list[tuple[str, dict, dict[int, dict]]], baseline_name: str,
             first = result["stages"][0]["stage"] if result["stages"] else "first stage"
             first = "the baseline's answer" if draft_source == "baseline" else f"`{first}`"
             lines += ["", f"Gate: {first} kept where it is clean (or plain), the final answer elsewhere:", "",
-                      "| gate | answers | first stage kept | of them right | right | final right | baseline right "
-                      "| won against final | lost against final |", "|---|---:|---:|---:|---:|---:|---:|---|---|"]
+                      "| gate | answers | draft kept | of them right | flagged: preset right / baseline right "
+                      "| right | final right | baseline right | won against final | lost against final |",
+                      "|---|---:|---:|---:|---|---:|---:|---:|---|---|"]
             for row in gates[name]:
-                lines.append(f"| {row['gate']} | {row['n']} | {row['kept']} | {row['kept_right']} | {row['right']} | "
+                lines.append(f"| {row['gate']} | {row['n']} | {row['kept']} | {row['kept_right']} | "
+                             f"{row['flagged_final_right']} / {row['flagged_baseline_right']} of {row['flagged']} | "
+                             f"{row['right']} | "
                              f"{row['final_right']} | {row['baseline_right']} | {len(row['won'])}: {_ids(row['won'])} "
                              f"| {len(row['lost'])}: {_ids(row['lost'])} |")
         turned = sorted({i for step in result["steps"] for i in step["made_wrong"]})

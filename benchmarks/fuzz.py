@@ -75,7 +75,7 @@ def run_sql(args: argparse.Namespace) -> int:
                        "verdicts": dict(report.verdicts),
                        "by_kind": {f"{k}|{v}": n for (k, v), n in sorted(report.by_kind.items())},
                        "findings": [f.__dict__ for f in report.findings][:200],
-                       "findings_total": len(report.findings)}
+                       "findings_total": len(report.findings), "stopped_at": report.stopped_at}
             out.write_text(json.dumps(payload, indent=1, default=str))
             if done or report.statements % 10_000 == 0:  # the portable verdicts, for the consistency table
                 with gzip.open(out.with_suffix(".portable.json.gz"), "wt") as handle:
@@ -156,6 +156,7 @@ def load_engine_slices(engine: str) -> dict:
         merged["findings"] = merged["findings"] + part["findings"]
         merged["findings_total"] += part["findings_total"]
         merged["done"] = merged["done"] and part["done"]
+        merged["stopped_at"] = merged.get("stopped_at") or part.get("stopped_at")
         merged["portable"].update(portable)
         merged["slices"].append(part)
     return merged
@@ -180,15 +181,16 @@ def write_report(args: argparse.Namespace) -> int:
               "settings, the time limit + 2 s, and the documented error types.", ""]
     lines += ["## Statements per engine", "",
               "| engine | seed | statements | refused | unknown table | engine error | timeout | ran | writes | canary reads | "
-              "setting changes | past limit + 2 s | undocumented errors | slowest | state checks | wall time | done |",
-              "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
+              "setting changes | past limit + 2 s | undocumented errors | sessions ended | slowest | state checks | wall time "
+              "| done |",
+              "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
     for engine, r in results.items():
         v = Counter(r["verdicts"])
         oracles = Counter(f["oracle"] for f in r["findings"])
         lines.append(f"| {engine} | {r['seed']} | {r['statements']:,} | {v['refused']:,} | {v['unknown_relation']:,} | "
                      f"{v['engine_error']:,} | {v['timeout']:,} | {v['ran']:,} | {oracles['write']} | "
                      f"{oracles['canary']} | {oracles['setting']} | {oracles['late']} | {oracles['error_type']} | "
-                     f"{r['slowest_s']:.2f} s | {r['state_checks']:,} | {r['elapsed_s'] / 60:.1f} min | "
+                     f"{oracles['session_ended']} | {r['slowest_s']:.2f} s | {r['state_checks']:,} | {r['elapsed_s'] / 60:.1f} min | "
                      f"{'yes' if r.get('done') else 'no (partial)'} |")
     lines += ["", "Commands and commits:", ""]
     for engine, r in results.items():

@@ -48,7 +48,7 @@ class Finding:
     engine: str
     number: int
     kind: str
-    oracle: str  # write | canary | setting | late | error_type | environment
+    oracle: str  # write | canary | setting | late | error_type | environment | session_ended
     sql: str
     detail: str
 
@@ -81,6 +81,11 @@ class Report:
     elapsed_s: float = 0.0
     slowest_s: float = 0.0
     state_checks: int = 0
+    stopped_at: int | None = None  # the statement that ended the engine's session (the slice stops there)
+
+
+class SessionEnded(Exception):
+    """A statement ended the engine's session (a Spark JVM out of memory): a finding, and the slice stops."""
 
 
 # -- targets --------------------------------------------------------------------------------------------
@@ -307,6 +312,12 @@ def run_case(target: FuzzTarget, case: Case, report: Report, *, timeout_s: float
         verdict, detail = "timeout", str(exc)
     except DatabaseError as exc:
         verdict, detail = "engine_error", str(exc)
+        if "session ended" in detail:  # the statement took the engine down: nothing after it can be judged
+            report.findings.append(Finding(engine, case.number, case.kind, "session_ended", sql, detail[:300]))
+            report.statements += 1
+            report.verdicts[verdict] += 1
+            report.stopped_at = case.number
+            raise SessionEnded(detail) from None
     except Exception as exc:  # noqa: BLE001 - the oracle: anything undocumented is a finding
         verdict, detail = "engine_error", f"{type(exc).__name__}: {exc}"
         report.findings.append(Finding(engine, case.number, case.kind, "error_type", sql, detail[:300]))
@@ -365,16 +376,24 @@ def fuzz_engine(engine: str, folder: Path, *, seed: int, count: int, start: int 
                               secret_file=target.secret_file)
         baseline = {"state": target.state(), "settings": target.settings()}
         started = time.perf_counter()
-        for case in generator.cases(count, start):
-            run_case(target, case, report, timeout_s=timeout_s, check_state_every=check_state_every,
-                     baseline=baseline)
-            if progress and report.statements % 1000 == 0:
-                report.elapsed_s = time.perf_counter() - started
-                progress(report)
-        check_state(target, report, baseline, None, "(end of run)")
+        try:
+            for case in generator.cases(count, start):
+                run_case(target, case, report, timeout_s=timeout_s, check_state_every=check_state_every,
+                         baseline=baseline)
+                if progress and report.statements % 1000 == 0:
+                    report.elapsed_s = time.perf_counter() - started
+                    progress(report)
+        except SessionEnded:
+            pass  # recorded as a finding; the engine cannot be read back, so the run ends here
+        else:
+            check_state(target, report, baseline, None, "(end of run)")
         report.elapsed_s = time.perf_counter() - started
     finally:
-        target.close()
+        try:
+            target.close()
+        except Exception:  # noqa: BLE001 - a session a statement ended cannot be cleaned up through
+            if report.stopped_at is None:
+                raise
     return report
 
 

@@ -43,3 +43,28 @@ def test_contiguous_slices_add_up_and_a_gap_is_left_out(fuzz_module, tmp_path) -
     assert merged["findings_total"] == 1 and merged["state_checks"] == 21
     assert merged["done"] is False and merged["slowest_s"] == pytest.approx(1.6)
     assert [part["start"] for part in merged["slices"]] == [0, 5000, 10000]
+
+
+def test_a_statement_that_ends_the_session_is_a_finding_and_stops_the_slice(fuzz_module, tmp_path) -> None:
+    """A Spark JVM that runs out of memory ends the session: nothing after that statement can be judged, so the
+    harness records a `session_ended` finding and stops; the next slice starts after that statement."""
+    from groundsql.errors import DatabaseError
+    from tests.fuzz.harness import FuzzTarget, Report, SessionEnded, run_case
+    from tests.fuzz.sqlgen import Generator
+
+    class EndedSession:  # stands in for a Spark database whose JVM a statement took down
+        def execute(self, sql, **_):
+            raise DatabaseError("the Spark session ended while running the statement (out of memory or killed: "
+                                "java.lang.OutOfMemoryError); connect again")
+
+    target = FuzzTarget("spark", [EndedSession()], [], lambda: None, lambda: None, str(tmp_path / "s.txt"), [],
+                        lambda: None)
+    case = next(Generator(47, ("spark",)).cases(1, 46_147))
+    report = Report("spark", 47)
+    with pytest.raises(SessionEnded):
+        run_case(target, case, report, timeout_s=2.0, check_state_every=1, baseline={})
+    assert report.stopped_at == 46_147 and report.statements == 1
+    assert [(f.number, f.oracle) for f in report.findings] == [(46_147, "session_ended")]
+    _slice(tmp_path, "sql_spark.json", 0, 46_148, done=True)
+    merged = fuzz_module.load_engine_slices("spark")
+    assert merged["statements"] == 46_148

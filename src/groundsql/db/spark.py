@@ -41,7 +41,10 @@ log = logging.getLogger("groundsql")
 #: Settings for a local session started by groundsql (an existing session in the process is reused as is).
 #: Variable substitution off: Spark would otherwise replace `${…}` in a statement after the guard read it.
 #: The driver's heap and the size of the results it collects are bounded, so one statement cannot take the
-#: machine's memory; a JVM out of memory exits (and is restarted) rather than limping on.
+#: machine's memory; a JVM out of memory exits (and is restarted) rather than limping on. Spark's SQL parser
+#: (ANTLR) caches what it learns from every statement it parses and never lets go: tens of thousands of distinct
+#: statements (a long-running server, the fuzz run) fill the driver's heap until the JVM dies, so the session
+#: manages those caches and flushes them once they reach 5% of the driver's memory.
 LOCAL_CONF = {
     "spark.ui.enabled": "false",
     "spark.ui.showConsoleProgress": "false",
@@ -51,6 +54,8 @@ LOCAL_CONF = {
     "spark.sql.variable.substitute": "false",
     "spark.driver.memory": "1g",
     "spark.driver.maxResultSize": "256m",
+    "spark.sql.parser.manageParserCaches": "true",
+    "spark.sql.parser.parserDfaCacheFlushRatio": "5",
 }
 
 #: Session settings groundsql sets on every session it opens (its own, on a cluster, through Spark Connect).

@@ -164,7 +164,7 @@ def _ids(ids: list[int], limit: int = 30) -> str:
 
 
 def render(results: list[tuple[str, dict, dict[int, dict]]], baseline_name: str, command: str,
-           gates: dict[str, list[dict]] | None = None, draft_source: str = "first-stage") -> str:
+           gates: dict[str, list[dict]] | None = None, sources: dict[str, str] | None = None) -> str:
     lines = ["# Seed methods stage by stage, against one call", "",
              f"Command: `{command}`  ", f"Baseline: `{baseline_name}` (one call, the same questions).", ""]
     for name, result, records in results:
@@ -185,7 +185,7 @@ def render(results: list[tuple[str, dict, dict[int, dict]]], baseline_name: str,
                          f"{len(step['made_right'])}: {_ids(step['made_right'])} | {step['kept_wrong']} |")
         if gates and gates.get(name):
             first = result["stages"][0]["stage"] if result["stages"] else "first stage"
-            first = "the baseline's answer" if draft_source == "baseline" else f"`{first}`"
+            first = "the baseline's answer" if (sources or {}).get(name) == "baseline" else f"`{first}`"
             lines += ["", f"Gate: {first} kept where it is clean (or plain), the final answer elsewhere:", "",
                       "| gate | answers | draft kept | of them right | flagged: preset right / baseline right "
                       "| right | final right | baseline right | won against final | lost against final |",
@@ -232,20 +232,24 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", required=True, help="comma-separated run directories of staged presets")
     parser.add_argument("--out", type=Path, help="write the Markdown here (printed when absent)")
     parser.add_argument("--dataset", type=Path, help="the runs' dataset folder: adds the gate (runs the checks)")
-    parser.add_argument("--draft", choices=("first-stage", "baseline"), default="first-stage",
-                        help="the gate's draft: each run's first stage, or the baseline's answer (a one-call draft "
-                             "the preset would try first)")
+    parser.add_argument("--draft", choices=("auto", "first-stage", "baseline"), default="auto",
+                        help="the gate's draft: each run's first stage, the baseline's answer (a one-call draft "
+                             "the preset would try first), or auto: the first stage where it is a one-call draft "
+                             "(recap's `first_query`, a `draft` stage), else the baseline's answer")
     args = parser.parse_args(argv)
     baseline = load(args.baseline)
-    results, gates = [], {}
+    results, gates, sources = [], {}, {}
     for run in [Path(p) for p in args.runs.split(",") if p]:
         records = load(run)
         results.append((run.name, analyse(records, baseline), records))
         if args.dataset:
-            drafts = baseline if args.draft == "baseline" else None
+            source = args.draft if args.draft != "auto" else \
+                "first-stage" if stage_order(list(records.values()))[:1] in (["first_query"], ["draft"]) else "baseline"
+            drafts = baseline if source == "baseline" else None
             gates[run.name] = gate(records, baseline, draft_flags(records, args.dataset, drafts), drafts)
+            sources[run.name] = source
     command = "python benchmarks/seed_stages.py " + shlex.join(argv if argv is not None else sys.argv[1:])
-    text = render(results, args.baseline.name, command, gates, args.draft)
+    text = render(results, args.baseline.name, command, gates, sources)
     if args.out:
         args.out.parent.mkdir(parents=True, exist_ok=True)
         args.out.write_text(text)

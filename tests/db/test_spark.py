@@ -243,6 +243,19 @@ def test_the_parser_caches_of_a_local_session_are_managed(spark_session) -> None
 
 
 @pytest.mark.integration
+def test_a_sort_under_a_huge_limit_in_a_subquery_does_not_end_the_jvm(spark_db, spark_session) -> None:
+    """Fuzz finding 10: `ORDER BY … LIMIT 1000000000` in a subquery (the row cap only reaches the outer query)
+    made Spark size an in-memory top-K buffer by the LIMIT and end the JVM out of memory at once. Every session
+    groundsql opens sorts globally above 100,000 rows instead: the same rows, no buffer of that size."""
+    assert spark_db.session.conf.get("spark.sql.execution.topKSortFallbackThreshold") == "100000"
+    result = spark_db.execute("SELECT name FROM singer WHERE singer_id IN "
+                              "(SELECT singer_id FROM song ORDER BY sales DESC LIMIT 1000000000) ORDER BY name")
+    assert result.rows == [("Ann",), ("Bo",), ("Cy",), ("Joe",)]
+    nested = spark_db.execute("SELECT COUNT(*) FROM (SELECT title FROM song ORDER BY sales LIMIT 2000000000) AS t")
+    assert nested.rows == [(300,)]
+
+
+@pytest.mark.integration
 def test_driver_result_size_and_values_are_bounded(spark_db, spark_session) -> None:
     assert spark_session.sparkContext.getConf().get("spark.driver.maxResultSize") == "256m"
     for sql, named in [("SELECT length(lpad('a', CAST('1000000000' AS INT), 'b'))", "computed"),

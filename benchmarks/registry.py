@@ -134,6 +134,14 @@ BENCHMARKS: dict[str, Benchmark] = {b.name: b for b in [
               "security.md"),
     Benchmark("server_load", "concurrent requests to the HTTP API on loopback",
               (Step("server_load.py"),), "server_load.md"),
+    Benchmark("seed_stages", "where the seed presets turn right answers wrong, stage by stage against one call, "
+                             "on training databases; the draft gate read from the same records (no model)",
+              (Step("seed_stages.py", ("--baseline", "benchmarks/results/seed_stages/runs/train/baseline@2c74ea5",
+                                       "--runs", "benchmarks/results/seed_stages/runs/train/recap@2c74ea5",
+                                       "--dataset", "../shared/data/spider_train",
+                                       "--out", "benchmarks/results/seed_stages/seed_stages.md")),),
+              "seed_stages.md", "the runs under runs/ resume with the command in their command.txt; the report "
+                                "reads whatever they hold"),
     Benchmark("server_memory", "where a server soak's memory growth goes (tracemalloc, malloc, SQLite)",
               (Step("server_memory.py", ("--minutes", "5", "--warmup-minutes", "1.5", "--every-s", "20")),),
               "server_memory.md", "its report is rewritten from a kept run with --report WORK"),

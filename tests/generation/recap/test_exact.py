@@ -19,7 +19,8 @@ LIMITED = FRENCH + " LIMIT 1"
 
 
 def _run(music_db, script: AgentScript, question: str = QUESTION, **options):
-    ctx = Context(question=question, db=Database(str(music_db)), models={"default": script.model}, options=options)
+    ctx = Context(question=question, db=Database(str(music_db)), models={"default": script.model},
+                  options={"loop": "always", **options})  # the paper's loop on every draft: what these tests read
     return run(ctx, "recap"), ctx
 
 

@@ -19,7 +19,8 @@ QUESTION = "Which singers are from France?"
 
 
 def _run(music_db, script: AgentScript, **options):
-    ctx = Context(question=QUESTION, db=Database(str(music_db)), models={"default": script.model}, options=options)
+    ctx = Context(question=QUESTION, db=Database(str(music_db)), models={"default": script.model},
+                  options={"loop": "always", **options})  # the paper's loop on every draft: what these tests read
     return run(ctx, "recap"), ctx
 
 
@@ -209,7 +210,7 @@ def test_experts_vote_by_wma_and_learn_weights(music_db):
                                                       refine=["nothing"] * 20)
     ctx = Context(question=QUESTION, db=Database(str(music_db)),
                   models={"default": good.model, "expert:a": good.model, "expert:b": bad.model},
-                  options={"max_steps": 2, "epsilon": 0.5}, gold_sql=FRENCH)
+                  options={"max_steps": 2, "epsilon": 0.5, "loop": "always"}, gold_sql=FRENCH)
     answer = run(ctx, "recap")
     assert answer.sql == FRENCH and {c.expert for c in answer.candidates} == {"scripted:good", "scripted:bad"}
     assert ctx.trace.notes("vote")[0]["method"] == "wma"
@@ -245,7 +246,7 @@ def test_ask_preset_recap_verbose_shows_each_agent(music_db, monkeypatch, caplog
     script = AgentScript()
     monkeypatch.setattr(commands, "load_model", lambda spec: script.model)
     result = CliRunner().invoke(cli, ["ask", QUESTION, "--db", str(music_db), "--preset", "recap", "--verbose",
-                                      "--no-record"], catch_exceptions=False)
+                                      "--option", "loop=always", "--no-record"], catch_exceptions=False)
     assert result.exit_code == 0 and "France" in result.stdout and "Joe" in result.stdout
     lines = [r.getMessage() for r in caplog.records if r.getMessage().startswith("recap ")]
     assert any(line.startswith("recap plan · v1: filter singer by country") for line in lines)

@@ -14,7 +14,7 @@ pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 def test_recap_with_the_local_model(local_model, music_db):
     ctx = Context(question="How many singers are from France?", db=Database(str(music_db)),
                   models={"default": local_model}, options={"max_steps": 2, "plan_critique_rounds": 1,
-                                                            "refine_rounds": 1})
+                                                            "refine_rounds": 1, "loop": "always"})
     answer = run(ctx, "recap")
     assert answer.preset == "recap" and answer.candidates and answer.confidence is not None
     agents = {n["agent"] for n in ctx.trace.notes("recap")}

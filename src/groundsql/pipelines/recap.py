@@ -1,4 +1,5 @@
-"""`recap` (ReCAPAgent-SQL §3.3): PreSQL linking → plan → critique → act → refine → validate agents, per expert;
+"""`recap` (ReCAPAgent-SQL §3.3): PreSQL linking → plan → critique → act → refine → validate agents, per expert
+(by default only when the PreSQL draft fails, returns nothing or an exact check flags it: `loop`);
 with more than one expert their answers combine in a WMA/RWMA vote (the paper's "ReCAP + WMA"). The chosen
 query then goes through the exact shape repair (`generation.shape_repair`, no model call): an unasked LIMIT
 dropped, a count for 'how many', an idle join removed, each kept only when it runs and its check is satisfied."""
@@ -31,9 +32,10 @@ class RecapOptions(RecapLoopOptions, TreeRepairOptions, SelectionOptions):
     shape_repair: bool = Field(True, description="run the exact rewrites the question-shape checks propose")
 
 
-@preset("recap", "ReCAPAgent-SQL: PreSQL schema linking, plan with critique, act (run / inspect / terminate) "
-                 "with exact shape checks then SQL critique, self-refinement, re-linking and validation; experts "
-                 "combine by a WMA vote; exact shape repair of the answer", options=RecapOptions)
+@preset("recap", "ReCAPAgent-SQL: a PreSQL draft that stands when the exact checks pass it; otherwise schema "
+                 "linking from it, plan with critique, act (run / inspect / terminate) with exact shape checks "
+                 "then SQL critique, self-refinement, re-linking and validation; experts combine by a WMA vote; "
+                 "exact shape repair of the answer (loop=always: the agents on every question)", options=RecapOptions)
 def recap(ctx: Context, options: RecapOptions) -> Answer:
     experts = resolve_experts(ctx, options)
     listener = ctx.on_step or log_turn

@@ -7,7 +7,8 @@ A finding is a warning for the reader and a precise hint for a repair round; che
 Checks: ``fanout`` (an aggregate that counts rows of a table more than once through a join), ``row_loss`` (an
 inner join that drops groups the question asks about), ``null_trap`` (``= NULL``, ``NOT IN`` over a subquery
 that yields NULL, averages over NULL-heavy columns), ``type_trap`` (numbers or dates stored as text and compared
-or sorted as text), ``literal`` (a literal that no stored value equals, with the stored near spellings),
+or sorted as text), ``time_trap`` (a SQLite date function over values SQLite does not read as dates, such as a
+year kept as 2014: `selection/time_trap.py`), ``literal`` (a literal that no stored value equals, with the stored near spellings),
 ``shape`` (a list where the question asks for one number) and ``ties`` (``LIMIT 1`` that cuts between equal values).
 Two more read only the result and are not run by default (`RESULT_CHECKS`; AgentNLQ's execution feedback runs
 them): ``null_columns`` (an output column that is NULL in every row) and ``duplicates`` (repeated rows).
@@ -37,10 +38,11 @@ from groundsql.selection.query_view import (
     prepare,
 )
 from groundsql.selection.switches import switched_on
+from groundsql.selection.time_trap import check_time_trap
 
 log = logging.getLogger("groundsql")
 
-CHECKS = ("fanout", "row_loss", "null_trap", "type_trap", "literal", "shape", "ties")
+CHECKS = ("fanout", "row_loss", "null_trap", "type_trap", "time_trap", "literal", "shape", "ties")
 #: Result-only checks, off by default (an all-NULL column or repeated rows can be the right answer).
 RESULT_CHECKS = ("null_columns", "duplicates")
 #: Checks a reviewing agent runs before its own verdict (off by default for the presets measured without them).
@@ -392,7 +394,7 @@ def check_duplicates(q: QueryView) -> list[Finding]:
 
 CHECK_FUNCTIONS: dict[str, Callable[[QueryView], list[Finding]]] = {
     "fanout": check_fanout, "row_loss": check_row_loss, "null_trap": check_null_trap,
-    "type_trap": check_type_trap, "literal": check_literal, "shape": check_shape, "ties": check_ties,
+    "type_trap": check_type_trap, "time_trap": check_time_trap, "literal": check_literal, "shape": check_shape, "ties": check_ties,
     "null_columns": check_null_columns, "duplicates": check_duplicates,
     **shape.SHAPE_FUNCTIONS,
 }

@@ -155,7 +155,10 @@ def load_engine_slices(engine: str) -> dict:
         merged["by_kind"] = dict(Counter(merged["by_kind"]) + Counter(part["by_kind"]))
         merged["findings"] = merged["findings"] + part["findings"]
         merged["findings_total"] += part["findings_total"]
-        merged["done"] = merged["done"] and part["done"]
+        # done: the statements merged so far reach the end of the longest range any slice was asked for
+        end = max(merged.get("end", merged["start"] + merged["count"]), part["start"] + part["count"])
+        merged["end"] = end
+        merged["done"] = part["done"] and merged["start"] + merged["statements"] >= end
         merged["stopped_at"] = merged.get("stopped_at") or part.get("stopped_at")
         merged["portable"].update(portable)
         merged["slices"].append(part)

@@ -45,6 +45,22 @@ def test_contiguous_slices_add_up_and_a_gap_is_left_out(fuzz_module, tmp_path) -
     assert [part["start"] for part in merged["slices"]] == [0, 5000, 10000]
 
 
+def test_slices_that_reach_the_end_of_the_range_are_done_though_earlier_ones_were_stopped(fuzz_module,
+                                                                                          tmp_path) -> None:
+    """Slices stopped to free a core, then continued, complete the run once the last one reaches the end of the
+    range they were asked for; a last slice stopped short leaves it partial."""
+    _slice(tmp_path, "sql_spark.json", 0, 5000, done=True)
+    (tmp_path / "sql_spark.json").write_text((tmp_path / "sql_spark.json").read_text().replace(
+        '"count": 100000', '"count": 5000'))  # the first slice asked for 5,000 only
+    _slice(tmp_path, "sql_spark.from5000.json", 5000, 65000, done=False)
+    assert fuzz_module.load_engine_slices("spark")["done"] is False
+    _slice(tmp_path, "sql_spark.from70000.json", 70000, 20000, done=False)
+    assert fuzz_module.load_engine_slices("spark")["done"] is False
+    _slice(tmp_path, "sql_spark.from70000.json", 70000, 30000, done=True)
+    merged = fuzz_module.load_engine_slices("spark")
+    assert merged["statements"] == 100_000 and merged["done"] is True
+
+
 def test_a_statement_that_ends_the_session_is_a_finding_and_stops_the_slice(fuzz_module, tmp_path) -> None:
     """A Spark JVM that runs out of memory ends the session: nothing after that statement can be judged, so the
     harness records a `session_ended` finding and stops; the next slice starts after that statement."""

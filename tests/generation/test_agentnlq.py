@@ -37,6 +37,7 @@ def generator_reply(sql: str) -> str:
 
 
 def run(db: Path, orchestrator: list, generator: list | None = None, **options):
+    options.setdefault("draft", False)  # the paper's path unless a test asks for the plain draft first
     orch = ScriptedModel(orchestrator, name="orchestrator")
     gen = ScriptedModel(generator or [], name="generator")
     answer = ask(QUESTION, str(db), model=orch, models={"orchestrator": orch, "generator": gen},
@@ -247,9 +248,18 @@ def test_the_evidence_reaches_the_ledger_and_the_generator_as_business_rules(mus
     gen = ScriptedModel([generator_reply(GOOD)], name="generator")
     rule = "French singers are those with country = 'France'."
     ask(QUESTION, str(music_db), model=orch, models={"orchestrator": orch, "generator": gen}, preset="agentnlq",
-        evidence=rule)
+        evidence=rule, options={"draft": False})
     assert rule in orch.calls[0]["messages"][-1]["content"]
     assert rule in gen.calls[0]["messages"][-1]["content"]
+
+
+def test_the_plain_draft_comes_first_by_default(music_db):
+    orch = ScriptedModel([], name="orchestrator")
+    gen = ScriptedModel([f"```sql\n{GOOD}\n```"], name="generator")
+    answer = ask(QUESTION, str(music_db), model=orch, models={"orchestrator": orch, "generator": gen},
+                 preset="agentnlq")
+    assert [c.step for c in answer.trace.model_calls()] == ["agentnlq:draft"] and not orch.calls
+    assert answer.stages == {"draft": GOOD, "final": GOOD}
 
 
 def test_a_draft_that_settles_is_the_answer_without_ledger_or_loops(music_db):

@@ -30,6 +30,7 @@ def emit(sql: str) -> str:
 
 
 def run(db, question: str, orchestrator: list, generator: list | None = None, **options):
+    options.setdefault("draft", False)  # the paper's path unless a test asks for the plain draft first
     orch = ScriptedModel(orchestrator, name="orchestrator")
     gen = ScriptedModel(generator or [], name="generator")
     answer = ask(question, str(db), model=orch, models={"orchestrator": orch, "generator": gen},

@@ -1,8 +1,9 @@
 """`agentnlq` (AgentNLQ §3.2–3.4): schema context by budget → task ledger → orchestrated fast/slow loops.
 
 0. Metadata generation (`enrich=true`, off by default): one-line descriptions of undescribed tables and columns.
-   With `draft=true` a plain one-call query comes first; it is the answer when it settles (ran, rows, no exact
-   check's finding), and the steps below run only for a flagged draft.
+   By default (`draft=true`, not in the paper) a plain one-call query comes first; it is the answer when it
+   settles (ran, rows, no exact check's finding), and the steps below run only for a flagged draft
+   (`draft=false`: the paper's path on every question).
 1. Schema context: the whole schema when its text fits `schema_budget` tokens, else the `vector` linker's
    top-k columns with their tables' keys (the check is noted on the trace).
 2. Task ledger: a fact sheet written once and checked against the schema, the join graph and the question's
@@ -47,7 +48,7 @@ class AgentNlqOptions(OrchestrationOptions, LinkerChoice):
     ledger_shape: bool = Field(True, description="head the fact sheet with the answer's shape read from the "
                                                  "question's words (count or list, LIMIT or not) and correct the "
                                                  "model's fields that contradict it (false: ablation)")
-    draft: bool = Field(False, description="write one plain query first (the one-call prompt over the whole "
+    draft: bool = Field(True, description="write one plain query first (the one-call prompt over the whole "
                                           "schema); when it runs, returns rows and no exact check finds anything "
                                           "in it, it is the answer, and the fact sheet and loops run only for a "
                                           "flagged draft (false: the paper's path on every question)")
@@ -57,7 +58,8 @@ class AgentNlqOptions(OrchestrationOptions, LinkerChoice):
                                             "and model in a process; off by default: it costs calls)")
 
 
-@preset("agentnlq", "AgentNLQ: schema by budget (else vector retrieval), a checked fact sheet, an orchestrator's "
+@preset("agentnlq", "AgentNLQ: a plain draft kept when the exact checks pass it; otherwise schema by budget (else "
+                    "vector retrieval), a checked fact sheet, an orchestrator's "
                     "fast loop with escalation to a SQL generator, execution feedback, compressed history",
         options=AgentNlqOptions, linker="vector")
 def agentnlq(ctx: Context, options: AgentNlqOptions) -> Answer:

@@ -79,12 +79,20 @@ def private_state_dir(tmp_path: Path, tmp_path_factory: pytest.TempPathFactory,
     return state
 
 
-def make_music_db(path: Path) -> Path:
-    """A tiny real SQLite database (singers and songs) for generation, selection and preset tests."""
+def sqlite_from_script(path: Path, script: str) -> Path:
+    """A real SQLite file at `path` made by running `script` (CREATE and INSERT statements)."""
     import sqlite3
 
     conn = sqlite3.connect(path)
-    conn.executescript("""
+    conn.executescript(script)
+    conn.commit()
+    conn.close()
+    return path
+
+
+def make_music_db(path: Path) -> Path:
+    """A tiny real SQLite database (singers and songs) for generation, selection and preset tests."""
+    return sqlite_from_script(path, """
         CREATE TABLE singer (singer_id INTEGER PRIMARY KEY, name TEXT, country TEXT, age INTEGER);
         CREATE TABLE song (song_id INTEGER PRIMARY KEY, singer_id INTEGER REFERENCES singer(singer_id),
                            title TEXT, sales REAL);
@@ -92,9 +100,6 @@ def make_music_db(path: Path) -> Path:
                                   (4, 'Cy', 'United States', 33);
         INSERT INTO song VALUES (1, 1, 'Hey', 10.5), (2, 1, 'You', 3.0), (3, 3, 'Dance', 7.25), (4, 4, 'Go', 1.0);
     """)
-    conn.commit()
-    conn.close()
-    return path
 
 
 @pytest.fixture()

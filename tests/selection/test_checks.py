@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sqlite3
 from pathlib import Path
 
 import pytest
@@ -14,6 +13,7 @@ from groundsql.generation.refinement import execute_candidate
 from groundsql.models import ScriptedModel
 from groundsql.selection.checks import JOIN_CHECKS, findings_hint, sanity_check
 from groundsql.trace import QueryRun
+from tests.conftest import sqlite_from_script
 
 SHOP = """
 CREATE TABLE customer (id INTEGER PRIMARY KEY, name TEXT, region TEXT, score TEXT, joined TEXT, rating REAL);
@@ -32,12 +32,7 @@ INSERT INTO item VALUES (1, 1, 'x'), (2, 1, 'y'), (3, 2, 'x'), (4, 3, 'z'), (5, 
 
 @pytest.fixture()
 def shop(tmp_path: Path) -> Database:
-    path = tmp_path / "shop.sqlite"
-    conn = sqlite3.connect(path)
-    conn.executescript(SHOP)
-    conn.commit()
-    conn.close()
-    return Database(str(path))
+    return Database(str(sqlite_from_script(tmp_path / "shop.sqlite", SHOP)))
 
 
 def run_checks(db: Database, question: str, sql: str, *, catalog: bool = False, checks: tuple | None = None) -> list:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sqlite3
 from pathlib import Path
 
 import pytest
@@ -12,6 +11,7 @@ from groundsql.db import Database
 from groundsql.generation.refinement import execute_candidate
 from groundsql.models import ScriptedModel
 from groundsql.selection.checks import CHECKS, sanity_check, settles
+from tests.conftest import sqlite_from_script
 
 EVENTS = """
 CREATE TABLE club (id INTEGER PRIMARY KEY, name TEXT, founded INT, season TEXT, played INT, held TEXT,
@@ -27,12 +27,7 @@ INSERT INTO member VALUES (1, 1, '2019-04-01'), (2, 2, '2020-12-01'), (3, 3, '20
 
 @pytest.fixture()
 def clubs(tmp_path: Path) -> Database:
-    path = tmp_path / "clubs.sqlite"
-    conn = sqlite3.connect(path)
-    conn.executescript(EVENTS)
-    conn.commit()
-    conn.close()
-    return Database(str(path))
+    return Database(str(sqlite_from_script(tmp_path / "clubs.sqlite", EVENTS)))
 
 
 def findings(db: Database, sql: str, question: str = "Which clubs?") -> list:

@@ -21,9 +21,11 @@ def fuzz_module(tmp_path, monkeypatch):
     return module
 
 
-def _slice(folder: Path, name: str, start: int, statements: int, *, done: bool, findings: int = 0) -> None:
+def _slice(folder: Path, name: str, start: int, statements: int, *, done: bool, findings: int = 0,
+           count: int | None = None) -> None:
+    """A slice's result file; `count` is how many statements it was asked for (default: up to 100,000)."""
     (folder / name).write_text(json.dumps({
-        "engine": "spark", "seed": 47, "start": start, "count": 100_000 - start, "timeout_s": 2.0,
+        "engine": "spark", "seed": 47, "start": start, "count": 100_000 - start if count is None else count, "timeout_s": 2.0,
         "check_state_every": 1, "command": f"fuzz.py sql --start {start}", "commit": "abc1234", "machine": "m",
         "started": "2026-11-28 16:15 UTC", "done": done, "statements": statements, "elapsed_s": 10.0,
         "slowest_s": 1.5 + start / 100_000, "state_checks": 7, "verdicts": {"refused": statements - 2, "ran": 2},
@@ -49,9 +51,7 @@ def test_slices_that_reach_the_end_of_the_range_are_done_though_earlier_ones_wer
                                                                                           tmp_path) -> None:
     """Slices stopped to free a core, then continued, complete the run once the last one reaches the end of the
     range they were asked for; a last slice stopped short leaves it partial."""
-    _slice(tmp_path, "sql_spark.json", 0, 5000, done=True)
-    (tmp_path / "sql_spark.json").write_text((tmp_path / "sql_spark.json").read_text().replace(
-        '"count": 100000', '"count": 5000'))  # the first slice asked for 5,000 only
+    _slice(tmp_path, "sql_spark.json", 0, 5000, done=True, count=5000)  # the first slice asked for 5,000 only
     _slice(tmp_path, "sql_spark.from5000.json", 5000, 65000, done=False)
     assert fuzz_module.load_engine_slices("spark")["done"] is False
     _slice(tmp_path, "sql_spark.from70000.json", 70000, 20000, done=False)

@@ -8,8 +8,8 @@ Checks: ``fanout`` (an aggregate that counts rows of a table more than once thro
 inner join that drops groups the question asks about), ``null_trap`` (``= NULL``, ``NOT IN`` over a subquery
 that yields NULL, averages over NULL-heavy columns), ``type_trap`` (numbers or dates stored as text and compared
 or sorted as text), ``time_trap`` (a SQLite date function over values SQLite does not read as dates, such as a
-year kept as 2014: `selection/time_trap.py`), ``literal`` (a literal that no stored value equals, with the stored near spellings),
-``shape`` (a list where the question asks for one number) and ``ties`` (``LIMIT 1`` that cuts between equal values).
+year kept as 2014: `selection/time_trap.py`), ``literal`` (a literal that no stored value equals, with the stored
+near spellings), ``shape`` (a list where the question asks for one number) and ``ties`` (``LIMIT 1`` that cuts between equal values).
 Two more read only the result and are not run by default (`RESULT_CHECKS`; AgentNLQ's execution feedback runs
 them): ``null_columns`` (an output column that is NULL in every row) and ``duplicates`` (repeated rows).
 ``extra_join`` (an inner join that contributes nothing but changes the rows) is not run by default either
@@ -394,7 +394,8 @@ def check_duplicates(q: QueryView) -> list[Finding]:
 
 CHECK_FUNCTIONS: dict[str, Callable[[QueryView], list[Finding]]] = {
     "fanout": check_fanout, "row_loss": check_row_loss, "null_trap": check_null_trap,
-    "type_trap": check_type_trap, "time_trap": check_time_trap, "literal": check_literal, "shape": check_shape, "ties": check_ties,
+    "type_trap": check_type_trap, "time_trap": check_time_trap, "literal": check_literal, "shape": check_shape,
+    "ties": check_ties,
     "null_columns": check_null_columns, "duplicates": check_duplicates,
     **shape.SHAPE_FUNCTIONS,
 }

@@ -15,6 +15,7 @@ from collections.abc import Iterator
 
 from sqlglot import exp
 
+from groundsql.catalog.schema import Table
 from groundsql.selection.query_view import Finding, QueryView, own_nodes, table_sources
 
 #: SQLite's date and time functions, as sqlglot renders them in the SQLite dialect.
@@ -33,9 +34,8 @@ def check_time_trap(q: QueryView) -> list[Finding]:
         return []
     findings = []
     seen: set[tuple[str, str]] = set()
-    for select, column, call in _time_calls(q):
-        table = table_sources(q.ctx, select).get(column.table) if column.table else None
-        if table is None or (table.name, column.name) in seen:
+    for table, column, call in _time_calls(q):
+        if (table.name, column.name) in seen:
             continue
         seen.add((table.name, column.name))
         readings = _readings(q, table.name, column.name)
@@ -56,13 +56,16 @@ def check_time_trap(q: QueryView) -> list[Finding]:
     return findings
 
 
-def _time_calls(q: QueryView) -> Iterator[tuple[exp.Select, exp.Column, exp.Func]]:
-    """(scope, column, call) for every column that a date function reads without an epoch modifier."""
+def _time_calls(q: QueryView) -> Iterator[tuple[Table, exp.Column, exp.Func]]:
+    """(table, column, call) for every table column that a date function reads without an epoch modifier, in
+    every SELECT of the query (each resolved against its own FROM and JOINs)."""
     for select in q.tree.find_all(exp.Select):
+        sources = table_sources(q.ctx, select)
         for column in own_nodes(select, exp.Column):
             call = _enclosing_time_call(column)
-            if call is not None and not _epoch_modifier(call):
-                yield select, column, call
+            table = sources.get(column.table) if column.table else None
+            if call is not None and table is not None and not _epoch_modifier(call):
+                yield table, column, call
 
 
 def _enclosing_time_call(column: exp.Column) -> exp.Func | None:
@@ -87,9 +90,9 @@ def _epoch_modifier(call: exp.Func) -> bool:
 def _readings(q: QueryView, table: str, column: str) -> list[tuple[object, object]]:
     """(stored value, SQLite's `date()` of it) for a few distinct non-NULL values of the column."""
     ref = exp.column(column)
+    stored = exp.Not(this=exp.Is(this=ref.copy(), expression=exp.Null()))
     probe = (exp.select(ref.copy(), exp.Anonymous(this="date", expressions=[ref.copy()]))
-             .distinct().from_(exp.to_table(table)).where(exp.Not(this=exp.Is(this=ref.copy(), expression=exp.Null())))
-             .limit(PROBED_VALUES))
+             .distinct().from_(exp.to_table(table)).where(stored).limit(PROBED_VALUES))
     rows = q.probe(probe, "time_trap")
     return [(row[0], row[1]) for row in rows or []]
 

@@ -180,3 +180,33 @@ def test_view_lineage_describes_columns_by_their_sources(music_db):
 def test_prospy_options_are_typed(music_db):
     with pytest.raises(OptionsError, match="fetching"):
         _ask(music_db, Script(PLAIN), fetching="python")
+
+
+def test_a_draft_that_settles_is_the_answer_with_no_profiling_views_or_python(music_db):
+    """draft=true: the one-call query first; it runs, returns rows and passes the exact checks, so it answers."""
+    script = Script(PLAIN)
+    answer = _ask(music_db, script, draft=True)
+    assert _steps(answer) == ["prospy:draft"] and answer.trace.notes("draft")[0]["kept"]
+    assert "views" not in script.prompts and not answer.trace.notes("prospy.python-stage")
+    assert answer.stages == {"draft": FRENCH, "view": FRENCH} and sorted(answer.result.rows) == [("Ann",), ("Joe",)]
+    assert 0.5 < answer.confidence <= 1.0
+
+
+def test_a_flagged_draft_goes_the_papers_way(music_db):
+    """A draft that returns no rows is not kept: the views answer, and the record keeps both stages."""
+    nobody = "SELECT name FROM singer WHERE country = 'Atlantis'"
+    answer = _ask(music_db, Script(PLAIN, sql=nobody), draft=True)
+    steps = _steps(answer)
+    assert steps[0] == "prospy:draft" and not answer.trace.notes("draft")[0]["kept"]
+    assert any(s.startswith("prospy.views") for s in steps)
+    assert answer.stages["draft"] == nobody and "view" in answer.stages
+    assert sorted(answer.result.rows) == [("Ann",), ("Joe",)]
+
+
+@pytest.mark.parametrize("options", [{}, {"python": "always"}])
+def test_no_draft_where_the_python_stage_is_to_answer(music_db, options):
+    """An analysis question (python=auto) or python=always goes the paper's way with no draft at all."""
+    question = "What is the median song sales of each singer?" if not options else LIST_QUESTION
+    answer = _ask(music_db, Script(SALES, answer_view="sales"), question, draft=True, **options)
+    steps = _steps(answer)
+    assert "prospy:draft" not in steps and "prospy.python:1" in steps and not answer.trace.notes("draft")

@@ -13,6 +13,9 @@ Switches (each noted on the trace, so a run shows which path it took):
   of 13 answers; `example_check` removes such a column exactly when the question asks for no number.
 - `view_lineage`: each fetched view is described by its source columns and their descriptions.
 - `shape_repair`: the exact rewrites of the question-shape checks on an answer that is a view's SQL.
+- `draft=true` (not in the paper; off until measured): a plain one-call query first, the answer when it settles
+  (ran, rows, no exact check's finding) and the question asks for no analysis the Python stage would do; the
+  paper's path runs only otherwise. The same switch as `agentnlq`'s and `apex`'s (`generation.draft`).
 """
 
 from __future__ import annotations
@@ -45,11 +48,13 @@ from groundsql.answer import Answer, Candidate
 from groundsql.context import Context
 from groundsql.errors import GroundsqlError, ModelError
 from groundsql.generation.direct import generate_sql
+from groundsql.generation.draft import Draft, plain_draft
 from groundsql.generation.refinement import execute_candidate
 from groundsql.generation.shape_repair import shape_repair
 from groundsql.linking.options import LinkerChoice, LinkOptions
 from groundsql.linking.subset import SchemaSubset
 from groundsql.pipelines.registry import preset
+from groundsql.selection.outcome import build_answer
 
 log = logging.getLogger("groundsql")
 
@@ -86,6 +91,11 @@ class ProspyOptions(LinkOptions, LinkerChoice):
     python_timeout_s: float = Field(30.0, gt=0, description="wall-clock limit of one sandboxed run")
     plan: bool = Field(True, description="write a plan before fetching")
     constrained: bool = Field(True, description="schema-constrained JSON for view definitions")
+    draft: bool = Field(False, description="write one plain query first (the one-call prompt over the whole "
+                                           "schema); when it runs, returns rows, no exact check finds anything in "
+                                           "it and the question asks for no analysis beyond SQL, it is the "
+                                           "answer, and profiling, pruning, views and Python run only otherwise "
+                                           "(false: the paper's path on every question)")
 
 
 @preset("prospy", "ProSPy: profiling, progressive pruning, a plan, views fetched in rounds through a dialect-"
@@ -94,6 +104,27 @@ class ProspyOptions(LinkOptions, LinkerChoice):
 def prospy(ctx: Context, options: ProspyOptions) -> Answer:
     """Profile, prune (the `progressive` linker; the whole schema when it fits `link_full_budget`), plan, fetch
     views in rounds, then analyse them in Python (see `ProspyOptions`)."""
+    draft = _draft(ctx, options)
+    if draft is not None and draft.kept:
+        answer = build_answer(ctx, draft.candidate, [draft.candidate], confidence=draft.confidence(ctx))
+        answer.stages = {"draft": draft.candidate.sql, "view": answer.sql}
+        return answer
+    answer = _papers_path(ctx, options)
+    if draft is not None:
+        answer.stages = {"draft": draft.candidate.sql} | answer.stages
+    return answer
+
+
+def _draft(ctx: Context, options: ProspyOptions) -> Draft | None:
+    """The plain draft with `draft=true`, unless the Python stage is to answer the question (`python=always`, or
+    `auto` and the question asks for analysis): those go the paper's way from the start."""
+    python_wanted = options.python == "always" or (options.python == "auto" and needs_analysis(ctx.question))
+    if not options.draft or python_wanted:
+        return None
+    return plain_draft(ctx, step="prospy:draft")
+
+
+def _papers_path(ctx: Context, options: ProspyOptions) -> Answer:
     _profile(ctx, options)
     subset = _link(ctx, options)
     schema_text = _schema_text(ctx, subset, options)

@@ -41,9 +41,10 @@ def load(run: Path) -> dict[int, dict]:
 
 
 def stage_order(records: list[dict]) -> list[str]:
-    """Stage names in the order the records list them (the pipeline's order)."""
+    """Stage names in the order the records list them (the pipeline's order), the record with the most stages
+    first (a draft kept at once records only its first and last stage)."""
     names: list[str] = []
-    for record in records:
+    for record in sorted(records, key=lambda r: -len(r.get("stages") or {})):
         for name in record.get("stages") or {}:
             if name not in names:
                 names.append(name)

@@ -37,7 +37,7 @@ def _steps(ctx: Context) -> list[str]:
 def test_apex_links_a_small_schema_by_default_and_takes_it_whole_only_when_asked(music_db):
     model = ScriptedModel(default=f"[SQL]\n```sql\n{FRENCH}\n```")
     ctx = Context(question="Which singers are from France?", db=Database(str(music_db)), models={"default": model},
-                  options={"samples": 1, "max_actions": 1})
+                  options={"draft": False, "samples": 1, "max_actions": 1})
     run(ctx, "apex")
     steps = _steps(ctx)
     assert "link.plan" in steps and "link.prune_delete" in steps and "link.semantic" in steps
@@ -45,7 +45,7 @@ def test_apex_links_a_small_schema_by_default_and_takes_it_whole_only_when_asked
 
     model = ScriptedModel(default=f"[SQL]\n```sql\n{FRENCH}\n```")
     ctx = Context(question="Which singers are from France?", db=Database(str(music_db)), models={"default": model},
-                  options={"samples": 1, "max_actions": 1, "link_full_budget": 4000})
+                  options={"draft": False, "samples": 1, "max_actions": 1, "link_full_budget": 4000})
     run(ctx, "apex")
     assert not [s for s in _steps(ctx) if s.startswith("link.")]
     assert ctx.trace.notes("link")[-1]["linker"] == "full"
@@ -66,7 +66,7 @@ def test_budget_profiles_and_the_run_identity():
 def test_paper_budget_samples_eight_trajectories(music_db):
     model = ScriptedModel(default=f"[SQL]\n```sql\n{FRENCH}\n```")
     ctx = Context(question="Which singers are from France?", db=Database(str(music_db)), models={"default": model},
-                  options={"budget": "paper", "linker": "full", "paths": False})
+                  options={"draft": False, "budget": "paper", "linker": "full", "paths": False})
     answer = run(ctx, "apex")
     assert len(answer.candidates) == 8
     budget = ctx.trace.notes("apex.budget")[0]
@@ -76,7 +76,7 @@ def test_paper_budget_samples_eight_trajectories(music_db):
 def test_without_exploration_each_trajectory_is_one_query_then_refinement(music_db):
     model = ScriptedModel(default=f"```sql\n{FRENCH}\n```")
     ctx = Context(question="Which singers are from France?", db=Database(str(music_db)), models={"default": model},
-                  options={"linker": "full", "exploration": False, "samples": 2, "paths": False})
+                  options={"draft": False, "linker": "full", "exploration": False, "samples": 2, "paths": False})
     answer = run(ctx, "apex")
     assert answer.sql == FRENCH
     steps = _steps(ctx)
@@ -86,7 +86,7 @@ def test_without_exploration_each_trajectory_is_one_query_then_refinement(music_
 def test_guidance_and_paths_switches(music_db):
     model = ScriptedModel(default=f"[SQL]\n```sql\n{FRENCH}\n```")
     ctx = Context(question="Which singers are from France?", db=Database(str(music_db)), models={"default": model},
-                  options={"linker": "full", "tips": 0, "paths": False, "samples": 1, "max_actions": 1})
+                  options={"draft": False, "linker": "full", "tips": 0, "paths": False, "samples": 1, "max_actions": 1})
     run(ctx, "apex")
     assert "paths" not in _steps(ctx) and ctx.trace.notes("tips")[0]["ids"] == []
     assert "Tips:" not in model.calls[0]["messages"][1]["content"]
@@ -97,7 +97,7 @@ def test_guidance_and_paths_switches(music_db):
     for budget in ("small", "paper"):
         model = ScriptedModel(default=f"[SQL]\n```sql\n{FRENCH}\n```")
         ctx = Context(question=question, db=Database(str(music_db)), models={"default": model},
-                      options={"linker": "full", "budget": budget, "samples": 1, "max_actions": 1, "paths": False})
+                      options={"draft": False, "linker": "full", "budget": budget, "samples": 1, "max_actions": 1, "paths": False})
         run(ctx, "apex")
         counts[budget] = len(ctx.trace.notes("tips")[0]["ids"])
     assert counts["small"] == 8 and counts["paper"] > 8
@@ -115,7 +115,7 @@ def test_reward_model_selects_and_without_one_the_vote_does(music_db):
     generator = _two_results_model()
     ctx = Context(question="Which singers are from France?", db=Database(str(music_db)),
                   models={"default": generator, "reward": reward},
-                  options={"linker": "full", "paths": False, "samples": 2, "max_actions": 1})
+                  options={"draft": False, "linker": "full", "paths": False, "samples": 2, "max_actions": 1})
     answer = run(ctx, "apex")
     assert answer.sql == FRENCH
     note = ctx.trace.notes("selection")[0]
@@ -125,7 +125,7 @@ def test_reward_model_selects_and_without_one_the_vote_does(music_db):
 
     ctx = Context(question="Which singers are from France?", db=Database(str(music_db)),
                   models={"default": _two_results_model()},
-                  options={"linker": "full", "paths": False, "samples": 2, "max_actions": 1, "judge": False})
+                  options={"draft": False, "linker": "full", "paths": False, "samples": 2, "max_actions": 1, "judge": False})
     run(ctx, "apex")
     note = ctx.trace.notes("selection")[0]
     assert note["method"] == "vote" and "no reward model" in note["reason"]
@@ -140,7 +140,7 @@ def test_exploration_tree_repairs_a_failing_query_inside_the_trajectory(music_db
             f"[SQL]\n```sql\n{broken}\n```", "[CONFIRM]"]}))
         ctx = Context(question="Which singers are from France?", db=Database(str(music_db)),
                       models={"default": scripted},
-                      options={"linker": "full", "paths": False, "samples": 1, "max_actions": 2, "repair_rounds": 0,
+                      options={"draft": False, "linker": "full", "paths": False, "samples": 1, "max_actions": 2, "repair_rounds": 0,
                                "explore_repair": explore_repair})
         return ctx, scripted
 
@@ -168,7 +168,7 @@ def test_confirmation_is_checked_against_the_data(music_db):
     model = scripted()
     ctx = Context(question="How many singers are from France?", db=Database(str(music_db)),
                   models={"default": model},
-                  options={"linker": "full", "paths": False, "samples": 1, "max_actions": 4})
+                  options={"draft": False, "linker": "full", "paths": False, "samples": 1, "max_actions": 4})
     run(ctx, "apex")
     assert ctx.trace.notes("confirm_checks")[0]["findings"]
     third = model.calls[2]["messages"][1]["content"]
@@ -178,7 +178,7 @@ def test_confirmation_is_checked_against_the_data(music_db):
     model = scripted()
     ctx = Context(question="How many singers are from France?", db=Database(str(music_db)),
                   models={"default": model},
-                  options={"linker": "full", "paths": False, "samples": 1, "max_actions": 4, "confirm_checks": False})
+                  options={"draft": False, "linker": "full", "paths": False, "samples": 1, "max_actions": 4, "confirm_checks": False})
     run(ctx, "apex")
     assert not ctx.trace.notes("confirm_checks") and ctx.trace.notes("explore_step")[1]["confirmed"] is True
 
@@ -186,7 +186,7 @@ def test_confirmation_is_checked_against_the_data(music_db):
 def test_diverse_views_give_each_trajectory_another_framing(music_db):
     model = ScriptedModel(default=f"[SQL]\n```sql\n{FRENCH}\n```")
     ctx = Context(question="Which singers are from France?", db=Database(str(music_db)), models={"default": model},
-                  options={"linker": "full", "paths": False, "samples": 4, "max_actions": 1})
+                  options={"draft": False, "linker": "full", "paths": False, "samples": 4, "max_actions": 1})
     answer = run(ctx, "apex")
     samples = ctx.trace.notes("apex.sample")
     assert [s["view"] for s in samples] == ["linked", "direct", "compact", "whole"]
@@ -201,7 +201,7 @@ def test_diverse_views_give_each_trajectory_another_framing(music_db):
 
     model = ScriptedModel(default=f"[SQL]\n```sql\n{FRENCH}\n```")
     ctx = Context(question="Which singers are from France?", db=Database(str(music_db)), models={"default": model},
-                  options={"linker": "full", "paths": False, "samples": 3, "max_actions": 1, "diverse_views": False})
+                  options={"draft": False, "linker": "full", "paths": False, "samples": 3, "max_actions": 1, "diverse_views": False})
     run(ctx, "apex")
     samples = ctx.trace.notes("apex.sample")
     assert [s["view"] for s in samples] == ["linked"] * 3 and [s["temperature"] for s in samples] == [0.0, 0.7, 0.7]
@@ -218,7 +218,7 @@ IDLE_JOIN = "SELECT s.name FROM singer AS s JOIN song AS t ON s.singer_id = t.si
 def test_check_rewrites_drop_an_idle_join(music_db, question, options, rewritten):
     model = ScriptedModel(default=f"[SQL]\n```sql\n{IDLE_JOIN}\n```")
     ctx = Context(question=question, db=Database(str(music_db)), models={"default": model},
-                  options={"linker": "full", "paths": False, "samples": 1, "max_actions": 1, **options})
+                  options={"draft": False, "linker": "full", "paths": False, "samples": 1, "max_actions": 1, **options})
     answer = run(ctx, "apex")
     if rewritten:
         assert "JOIN" not in answer.sql.upper() and sorted(answer.result.rows) == [("Bo",), ("Cy",), ("Joe",)]
@@ -242,7 +242,7 @@ def test_eval_record_carries_the_trajectories(music_db, tmp_path):
     (root / "tables.json").write_text("[]")
     model = ScriptedModel(default=f"[SQL]\n```sql\n{FRENCH}\n```")
     summary = evaluate(root, preset="apex", model=model, out=tmp_path / "run",
-                       options={"budget": "paper", "samples": 1, "max_actions": 1, "linker": "full"})
+                       options={"draft": False, "budget": "paper", "samples": 1, "max_actions": 1, "linker": "full"})
     assert summary["run"]["options"]["budget"] == "paper"
     record = json.loads((tmp_path / "run" / "results.jsonl").read_text().splitlines()[0])
     assert record["apex"]["profile"] == "paper" and record["apex"]["samples"][0]["sql"] == FRENCH
@@ -282,7 +282,7 @@ def test_vote_checks_keep_flagged_results_out_of_the_vote(music_db):
         answers = [FRENCH, FRENCH, count]  # two trajectories list the singers, one counts them
         return ScriptedModel(default=lambda m: f"[SQL]\n```sql\n{answers.pop(0) if answers else count}\n```")
 
-    options = {"linker": "full", "paths": False, "samples": 3, "max_actions": 1, "judge": False,
+    options = {"draft": False, "linker": "full", "paths": False, "samples": 3, "max_actions": 1, "judge": False,
                "diverse_views": False, "check_rewrites": False}  # else the count rewrite fixes the listings
     ctx = Context(question="How many singers are from France?", db=Database(str(music_db)),
                   models={"default": scripted()}, options=options)
@@ -293,7 +293,7 @@ def test_vote_checks_keep_flagged_results_out_of_the_vote(music_db):
     assert len(answer.candidates) == 3  # the flagged ones stay on the answer
 
     ctx = Context(question="How many singers are from France?", db=Database(str(music_db)),
-                  models={"default": scripted()}, options={**options, "vote_checks": False})
+                  models={"default": scripted()}, options={"draft": False, **options, "vote_checks": False})
     assert run(ctx, "apex").sql == FRENCH  # the majority, as in the paper
 
 
@@ -310,7 +310,7 @@ def test_check_rewrites_drop_two_idle_joins_one_through_the_other(music_db):
     model = ScriptedModel(default=f"[SQL]\n```sql\n{chained}\n```")
     ctx = Context(question="What is the name and age of every singer?", db=Database(str(music_db)),
                   models={"default": model},
-                  options={"linker": "full", "paths": False, "samples": 1, "max_actions": 1})
+                  options={"draft": False, "linker": "full", "paths": False, "samples": 1, "max_actions": 1})
     answer = run(ctx, "apex")
     assert "JOIN" not in answer.sql.upper() and len(answer.result.rows) == 4
     assert [n["taken"] for n in ctx.trace.notes("apex.rewrite")] == [True, True]
@@ -327,7 +327,7 @@ def test_selection_reward_without_a_reward_model_scores_with_the_generator(music
 
     ctx = Context(question="Which singers are from France?", db=Database(str(music_db)),
                   models={"default": ScriptedModel(default=reply)},
-                  options={"linker": "full", "paths": False, "samples": 2, "max_actions": 1, "selection": "reward",
+                  options={"draft": False, "linker": "full", "paths": False, "samples": 2, "max_actions": 1, "selection": "reward",
                            "diverse_views": False})
     answer = run(ctx, "apex")
     note = ctx.trace.notes("selection")[0]
@@ -347,7 +347,7 @@ def test_a_tie_goes_to_the_direct_framing_or_to_the_judge(music_db, tie_break, e
 
     ctx = Context(question="Which singers are from France?", db=Database(str(music_db)),
                   models={"default": ScriptedModel(default=reply)},
-                  options={"linker": "full", "paths": False, "samples": 2, "max_actions": 1, "tie_break": tie_break,
+                  options={"draft": False, "linker": "full", "paths": False, "samples": 2, "max_actions": 1, "tie_break": tie_break,
                            "vote_checks": False, "check_rewrites": False})
     answer = run(ctx, "apex")
     assert [c.source for c in answer.candidates] == ["explore", "direct"]

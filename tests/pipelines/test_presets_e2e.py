@@ -13,7 +13,7 @@ pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
 @pytest.mark.parametrize("preset, options", [
     ("ssev", {"validate": False, "refine_rounds": 1}),
-    ("apex", {"linker": "full", "samples": 1, "max_actions": 3}),
+    ("apex", {"draft": False, "linker": "full", "samples": 1, "max_actions": 3}),
 ])
 def test_preset_with_the_local_model(local_model, music_db, preset, options):
     ctx = Context(question="How many singers are from France?", db=Database(str(music_db)),
@@ -23,3 +23,17 @@ def test_preset_with_the_local_model(local_model, music_db, preset, options):
     assert answer.trace.usage().llm_calls >= 2
     if answer.result is not None:  # the small model usually gets this one; the shape is what we check
         assert answer.result.columns
+
+
+def test_apex_by_default_drafts_first_and_explores_only_a_flagged_draft(local_model, music_db):
+    """apex's default (draft=true): the one-call query first; kept when it settles, else the paper's path."""
+    ctx = Context(question="How many singers are from France?", db=Database(str(music_db)),
+                  models={"default": local_model}, options={"linker": "full", "samples": 1, "max_actions": 3})
+    answer = run(ctx, "apex")
+    steps = [e.step for e in ctx.trace.events if e.kind == "model"]
+    kept = ctx.trace.notes("draft")[0]["kept"]
+    assert steps[0] == "apex:draft" and answer.stages["draft"]
+    if kept:  # the draft settled: it is the answer, one model call
+        assert steps == ["apex:draft"] and answer.result.rows and set(answer.stages) == {"draft", "vote"}
+    else:  # flagged: exploration answers after it
+        assert len(steps) > 1 and "exploration" in answer.stages

@@ -104,7 +104,7 @@ def test_apex_explores_and_votes(music_db):
     model = _apex_model()
     seen = []
     ctx = Context(question="Which singers are from France?", db=Database(str(music_db)), models={"default": model},
-                  options={"linker": "full", "diverse_views": False},  # two explorations of the same prompt
+                  options={"draft": False, "linker": "full", "diverse_views": False},  # two explorations of the same prompt
                   on_step=lambda event, data: seen.append(data["action"]) if event == "explore_step" else None)
     answer = run(ctx, "apex")
     assert sorted(answer.result.rows) == [("Ann",), ("Joe",)]
@@ -122,7 +122,7 @@ def test_apex_explores_and_votes(music_db):
 def test_apex_survives_a_model_that_never_follows_the_format(music_db):
     model = ScriptedModel(default="I am a small model and I like turtles.")
     ctx = Context(question="Which singers are from France?", db=Database(str(music_db)), models={"default": model},
-                  options={"linker": "full", "max_actions": 3})
+                  options={"draft": False, "linker": "full", "max_actions": 3})
     answer = run(ctx, "apex")
     assert answer.sql == "" and answer.confidence == 0.0
     assert answer.error and any("low confidence" in n for n in answer.notes)
@@ -136,7 +136,7 @@ def test_ablation_switches(music_db):
 
     model = ScriptedModel(default=f"[SQL]\n```sql\n{FRENCH}\n```")
     ctx = Context(question="Which singers are from France?", db=Database(str(music_db)), models={"default": model},
-                  options={"linker": "full", "tips": 0, "paths": False, "samples": 1, "max_actions": 1})
+                  options={"draft": False, "linker": "full", "tips": 0, "paths": False, "samples": 1, "max_actions": 1})
     answer = run(ctx, "apex")
     assert answer.sql == FRENCH and len(model.calls) == 1  # no paths call, one forced SQL action
     assert "Tips:" not in model.calls[0]["messages"][1]["content"]
@@ -185,7 +185,7 @@ def test_cli_ask_verbose_shows_the_exploration_steps(music_db, monkeypatch, capl
     try:
         result = CliRunner().invoke(cli, ["ask", "Which singers are from France?", "--db", str(music_db),
                                           "--preset", "apex", "--linker", "full", "--no-record",
-                                          "--option", "diverse_views=false", *flags],
+                                          "--option", "diverse_views=false", "--option", "draft=false", *flags],
                                     catch_exceptions=False)
     finally:
         logging.getLogger("groundsql").setLevel(logging.WARNING)
@@ -204,7 +204,7 @@ def test_apex_repairs_a_trajectory_that_ends_in_an_error(music_db):
         "This query was written for the question": [f"```sql\n{FRENCH}\n```"] * 2,
     }))
     ctx = Context(question="Which singers are from France?", db=Database(str(music_db)), models={"default": model},
-                  options={"linker": "full", "max_actions": 1,  # one action: each trajectory ends in the error
+                  options={"draft": False, "linker": "full", "max_actions": 1,  # one action: each trajectory ends in the error
                            "tree_repair": False, "diverse_views": False})  # the model's repair is tested here (tree repair would fix it)
     answer = run(ctx, "apex")
     assert answer.stages == {"exploration": broken, "repaired": FRENCH, "rewritten": FRENCH, "vote": FRENCH}
@@ -219,7 +219,7 @@ def test_apex_repairs_a_trajectory_that_ends_in_an_error(music_db):
     unrepaired = Context(question="Which singers are from France?", db=Database(str(music_db)),
                          models={"default": ScriptedModel(default=_replier({
                              "Every reply is exactly one of": [f"[SQL]\n```sql\n{broken}\n```"] * 2}))},
-                         options={"linker": "full", "max_actions": 1, "repair_rounds": 0})
+                         options={"draft": False, "linker": "full", "max_actions": 1, "repair_rounds": 0})
     answer = run(unrepaired, "apex")
     # no model repair, but the tree repair runs inside apex whatever repair_rounds says: the misplaced
     # qualifier is fixed without a model call, in the trajectory (explore_repair) and nowhere a `refine` step
@@ -230,6 +230,6 @@ def test_apex_repairs_a_trajectory_that_ends_in_an_error(music_db):
     untouched = Context(question="Which singers are from France?", db=Database(str(music_db)),
                         models={"default": ScriptedModel(default=_replier({
                             "Every reply is exactly one of": [f"[SQL]\n```sql\n{broken}\n```"] * 2}))},
-                        options={"linker": "full", "max_actions": 1, "repair_rounds": 0, "tree_repair": False})
+                        options={"draft": False, "linker": "full", "max_actions": 1, "repair_rounds": 0, "tree_repair": False})
     answer = run(untouched, "apex")
     assert not answer.candidates[0].ok and answer.stages["repaired"] == broken

@@ -2,6 +2,8 @@
 
 Every stage of the paper is a switch (its ablations), and the budgets come from one profile (`budget=small`, the
 default, or `budget=paper`); see docs/generation.md for each deviation from the paper and how to undo it.
+By default (`draft=true`, not in the paper) a plain one-call query comes first and is the answer when it settles;
+the paper's steps run for a flagged draft (`draft=false`: the paper's path on every question).
 """
 
 from __future__ import annotations
@@ -78,15 +80,16 @@ class ApexOptions(SelectionOptions, ExploreOptions, LinkOptions, LinkerChoice, T
                                                                              "vote")
     vote: Literal["majority", "wma", "rwma"] | None = Field(None, description="voting method (none: majority "
                                                                               "for one expert, else wma)")
-    draft: bool = Field(False, description="write one plain query first (the one-call prompt over the whole "
+    draft: bool = Field(True, description="write one plain query first (the one-call prompt over the whole "
                                            "schema); when it runs, returns rows and no exact check finds anything "
                                            "in it, it is the answer, and linking, paths, tips, exploration and "
                                            "selection run only for a flagged draft (false: the paper's path on "
                                            "every question)")
 
 
-@preset("apex", "APEX-SQL: agentic schema linking, realization paths, retrieved tips, n exploration "
-                "trajectories (explore / refine / SQL / confirm) and a result vote or a reward model",
+@preset("apex", "APEX-SQL: a plain draft kept when the exact checks pass it; otherwise agentic schema linking, "
+                "realization paths, retrieved tips, n exploration trajectories (explore / refine / SQL / confirm) "
+                "and a result vote or a reward model",
         options=ApexOptions, linker="apex")
 def apex(ctx: Context, options: ApexOptions) -> Answer:
     """Link (the `apex` linker on a schema of any size, unless `link_full_budget` is set), write realization

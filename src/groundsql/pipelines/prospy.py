@@ -118,13 +118,13 @@ def prospy(ctx: Context, options: ProspyOptions) -> Answer:
 def _draft(ctx: Context, options: ProspyOptions) -> Draft | None:
     """The plain draft with `draft=true`, unless the Python stage is to answer the question (`python=always`, or
     `auto` and the question asks for analysis): those go the paper's way from the start."""
-    python_wanted = options.python == "always" or (options.python == "auto" and needs_analysis(ctx.question))
-    if not options.draft or python_wanted:
+    if not options.draft or _python_asked(ctx, options):
         return None
     return plain_draft(ctx, step="prospy:draft")
 
 
 def _papers_path(ctx: Context, options: ProspyOptions) -> Answer:
+    """The paper's steps: profile, prune, fetch views, then Python when asked."""
     _profile(ctx, options)
     subset = _link(ctx, options)
     schema_text = _schema_text(ctx, subset, options)
@@ -222,10 +222,13 @@ def needs_analysis(question: str) -> bool:
     return bool(_ANALYSIS.search(question))
 
 
+def _python_asked(ctx: Context, options: ProspyOptions) -> bool:
+    """Whether the Python stage is to answer: `python=always`, or `auto` and the question asks for analysis."""
+    return options.python == "always" or (options.python == "auto" and needs_analysis(ctx.question))
+
+
 def _wants_python(ctx: Context, fetch: Fetch, options: ProspyOptions) -> bool:
-    if not fetch.views or options.python == "never":
-        return False
-    return options.python == "always" or needs_analysis(ctx.question)
+    return bool(fetch.views) and _python_asked(ctx, options)
 
 
 def _sql_fetch(ctx: Context, schema_text: str, store: ViewStore, options: FetchOptions) -> Fetch:

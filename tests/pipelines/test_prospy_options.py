@@ -210,3 +210,41 @@ def test_no_draft_where_the_python_stage_is_to_answer(music_db, options):
     answer = _ask(music_db, Script(SALES, answer_view="sales"), question, draft=True, **options)
     steps = _steps(answer)
     assert "prospy:draft" not in steps and "prospy.python:1" in steps and not answer.trace.notes("draft")
+
+
+#: A flagged draft that runs with rows: the question asks for every French singer, the draft keeps one.
+ONE_FRENCH = "SELECT name FROM singer WHERE country = 'France' LIMIT 1"
+#: A view the DSL compiler rejects on every re-ask: the paper's path fetches nothing.
+BROKEN = {"name": "french", "source": "singer", "dimensions": [{"expr": "singer.nickname", "alias": "name"}]}
+
+
+def test_a_flagged_draft_with_rows_answers_when_the_papers_path_fails(music_db):
+    """draft_fallback (default): the views all fail, so the flagged draft that ran with rows is the answer; the
+    trace says why and the record keeps the draft stage."""
+    answer = _ask(music_db, Script(BROKEN, sql=ONE_FRENCH), draft=True)
+    assert not answer.trace.notes("draft")[0]["kept"]
+    assert any(s.startswith("prospy.views") for s in _steps(answer))
+    [note] = answer.trace.notes("prospy.draft-fallback")
+    assert note["reason"] == "the paper's path failed" and note["draft_sql"] == ONE_FRENCH
+    assert answer.error is None and answer.sql == ONE_FRENCH and answer.result.row_count == 1
+    assert answer.stages["draft"] == ONE_FRENCH and answer.confidence is not None
+
+
+def test_without_draft_fallback_the_papers_failure_is_the_answer(music_db):
+    answer = _ask(music_db, Script(BROKEN, sql=ONE_FRENCH), draft=True, draft_fallback=False)
+    assert answer.error and "view" in answer.error and not answer.trace.notes("prospy.draft-fallback")
+
+
+def test_a_papers_answer_no_worse_than_the_flagged_draft_stays(music_db):
+    """The views answer cleanly (no finding), the draft drew one: the paper's answer stands."""
+    answer = _ask(music_db, Script(PLAIN, sql=ONE_FRENCH), draft=True)
+    assert not answer.trace.notes("draft")[0]["kept"] and not answer.trace.notes("prospy.draft-fallback")
+    assert sorted(answer.result.rows) == [("Ann",), ("Joe",)] and answer.stages["draft"] == ONE_FRENCH
+
+
+def test_a_flagged_draft_with_rows_answers_when_the_papers_answer_is_empty(music_db):
+    nowhere = {**PLAIN, "conditions": [{"op": "=", "column": "singer.country", "value": "Atlantis"}]}
+    answer = _ask(music_db, Script(nowhere, sql=ONE_FRENCH), draft=True)
+    [note] = answer.trace.notes("prospy.draft-fallback")
+    assert note["reason"] == "the paper's path returned no rows" and "Atlantis" in note["papers_sql"]
+    assert answer.sql == ONE_FRENCH and answer.result.row_count == 1

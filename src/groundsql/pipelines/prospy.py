@@ -15,7 +15,9 @@ Switches (each noted on the trace, so a run shows which path it took):
 - `shape_repair`: the exact rewrites of the question-shape checks on an answer that is a view's SQL.
 - `draft=true` (not in the paper; off until measured): a plain one-call query first, the answer when it settles
   (ran, rows, no exact check's finding) and the question asks for no analysis the Python stage would do; the
-  paper's path runs only otherwise. The same switch as `agentnlq`'s and `apex`'s (`generation.draft`).
+  paper's path runs only otherwise. The same switch as `agentnlq`'s and `apex`'s (`generation.draft`). With
+  `draft_fallback` (on), a flagged draft that ran with rows still answers when the paper's path fails, returns
+  no rows or draws more exact findings than it.
 """
 
 from __future__ import annotations
@@ -54,6 +56,8 @@ from groundsql.generation.shape_repair import shape_repair
 from groundsql.linking.options import LinkerChoice, LinkOptions
 from groundsql.linking.subset import SchemaSubset
 from groundsql.pipelines.registry import preset
+from groundsql.selection.calibration import confidence, signals_for
+from groundsql.selection.checks import settled_findings
 from groundsql.selection.outcome import build_answer
 
 log = logging.getLogger("groundsql")
@@ -96,6 +100,10 @@ class ProspyOptions(LinkOptions, LinkerChoice):
                                            "it and the question asks for no analysis beyond SQL, it is the "
                                            "answer, and profiling, pruning, views and Python run only otherwise "
                                            "(false: the paper's path on every question)")
+    draft_fallback: bool = Field(True, description="with draft=true, a flagged draft that ran with rows answers "
+                                                   "instead of the paper's path when that path fails, returns no "
+                                                   "rows or draws more exact findings than the draft (false: the "
+                                                   "paper's answer whatever it is)")
 
 
 @preset("prospy", "ProSPy: profiling, progressive pruning, a plan, views fetched in rounds through a dialect-"
@@ -110,9 +118,36 @@ def prospy(ctx: Context, options: ProspyOptions) -> Answer:
         answer.stages = {"draft": draft.candidate.sql, "view": answer.sql}
         return answer
     answer = _papers_path(ctx, options)
-    if draft is not None:
-        answer.stages = {"draft": draft.candidate.sql} | answer.stages
+    if draft is None:
+        return answer
+    stages = {"draft": draft.candidate.sql} | answer.stages
+    if options.draft_fallback and (reason := _draft_is_better(ctx, draft, answer)):
+        ctx.trace.note("prospy.draft-fallback", reason=reason, papers_sql=answer.sql, draft_sql=draft.candidate.sql)
+        findings = len(settled_findings(ctx, draft.candidate))  # flagged: its confidence counts them
+        answer = build_answer(ctx, draft.candidate, [draft.candidate], confidence=confidence(signals_for(
+            draft.candidate, findings=findings, question=ctx.question, dialect=ctx.db.dialect, trace=ctx.trace)))
+    answer.stages = stages
     return answer
+
+
+def _draft_is_better(ctx: Context, draft: Draft, answer: Answer) -> str | None:
+    """Why a flagged draft that ran with rows should answer instead of the paper's path (None: it should not).
+
+    On the training databases the view path with the 1.5B model failed outright where the one-call query had
+    worked, and replaced drafts with answers no cleaner than them (`benchmarks/results/seed_stages/`). Only exact
+    evidence decides: the path's error or empty result, or more findings of the same checks the draft was
+    flagged by. A result computed in Python is never replaced (the draft is not asked for those questions)."""
+    if not (draft.candidate.ok and draft.candidate.result.row_count) or answer.result_source != "sql":
+        return None
+    if answer.error or answer.result is None:
+        return "the paper's path failed"
+    if not answer.result.row_count:
+        return "the paper's path returned no rows"
+    papers = execute_candidate(ctx, answer.sql, source="prospy:answer")
+    if not papers.ok:
+        return None
+    drafts, theirs = len(settled_findings(ctx, draft.candidate)), len(settled_findings(ctx, papers))
+    return f"the paper's answer draws {theirs} exact findings, the draft {drafts}" if theirs > drafts else None
 
 
 def _draft(ctx: Context, options: ProspyOptions) -> Draft | None:

@@ -235,7 +235,7 @@ def test_without_draft_fallback_the_papers_failure_is_the_answer(music_db):
     assert answer.error and "view" in answer.error and not answer.trace.notes("prospy.draft-fallback")
 
 
-def test_a_papers_answer_no_worse_than_the_flagged_draft_stays(music_db):
+def test_a_papers_answer_cleaner_than_the_flagged_draft_stays(music_db):
     """The views answer cleanly (no finding), the draft drew one: the paper's answer stands."""
     answer = _ask(music_db, Script(PLAIN, sql=ONE_FRENCH), draft=True)
     assert not answer.trace.notes("draft")[0]["kept"] and not answer.trace.notes("prospy.draft-fallback")
@@ -248,3 +248,13 @@ def test_a_flagged_draft_with_rows_answers_when_the_papers_answer_is_empty(music
     [note] = answer.trace.notes("prospy.draft-fallback")
     assert note["reason"] == "the paper's path returned no rows" and "Atlantis" in note["papers_sql"]
     assert answer.sql == ONE_FRENCH and answer.result.row_count == 1
+
+
+def test_a_papers_answer_no_cleaner_than_the_flagged_draft_gives_way_to_it(music_db):
+    """The question names songs; neither the draft nor the view reads them (one finding each): the draft answers."""
+    sorted_french = FRENCH + " ORDER BY name"
+    answer = _ask(music_db, Script(PLAIN, sql=sorted_french), "Which singers from France have a song?", draft=True)
+    assert not answer.trace.notes("draft")[0]["kept"]
+    [note] = answer.trace.notes("prospy.draft-fallback")
+    assert note["reason"] == "the paper's answer draws 1 exact findings, the draft 1"
+    assert answer.sql == sorted_french and answer.stages["draft"] == sorted_french and "view" in answer.stages

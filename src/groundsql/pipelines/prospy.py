@@ -16,8 +16,8 @@ Switches (each noted on the trace, so a run shows which path it took):
 - `draft=true` (not in the paper; off until measured): a plain one-call query first, the answer when it settles
   (ran, rows, no exact check's finding) and the question asks for no analysis the Python stage would do; the
   paper's path runs only otherwise. The same switch as `agentnlq`'s and `apex`'s (`generation.draft`). With
-  `draft_fallback` (on), a flagged draft that ran with rows still answers when the paper's path fails, returns
-  no rows or draws more exact findings than it.
+  `draft_fallback` (on), a flagged draft that ran with rows still answers unless the paper's answer runs with
+  rows and draws fewer exact findings than it.
 """
 
 from __future__ import annotations
@@ -101,9 +101,9 @@ class ProspyOptions(LinkOptions, LinkerChoice):
                                            "answer, and profiling, pruning, views and Python run only otherwise "
                                            "(false: the paper's path on every question)")
     draft_fallback: bool = Field(True, description="with draft=true, a flagged draft that ran with rows answers "
-                                                   "instead of the paper's path when that path fails, returns no "
-                                                   "rows or draws more exact findings than the draft (false: the "
-                                                   "paper's answer whatever it is)")
+                                                   "instead of the paper's path unless that path's answer runs "
+                                                   "with rows and draws fewer exact findings than the draft "
+                                                   "(false: the paper's answer whatever it is)")
 
 
 @preset("prospy", "ProSPy: profiling, progressive pruning, a plan, views fetched in rounds through a dialect-"
@@ -133,10 +133,11 @@ def prospy(ctx: Context, options: ProspyOptions) -> Answer:
 def _draft_is_better(ctx: Context, draft: Draft, answer: Answer) -> str | None:
     """Why a flagged draft that ran with rows should answer instead of the paper's path (None: it should not).
 
-    On the training databases the view path with the 1.5B model failed outright where the one-call query had
-    worked, and replaced drafts with answers no cleaner than them (`benchmarks/results/seed_stages/`). Only exact
-    evidence decides: the path's error or empty result, or more findings of the same checks the draft was
-    flagged by. A result computed in Python is never replaced (the draft is not asked for those questions)."""
+    The paper's answer wins only on exact evidence that it is better: it runs with rows and draws fewer findings
+    of the checks that flagged the draft. On the training databases the view path with the 1.5B model turned no
+    flagged draft right and three right drafts wrong: it failed outright once, and twice gave an answer with as
+    many findings as the draft (`benchmarks/results/seed_stages/`). A result computed in Python is never replaced
+    (the draft is not asked for those questions)."""
     if not (draft.candidate.ok and draft.candidate.result.row_count) or answer.result_source != "sql":
         return None
     if answer.error or answer.result is None:
@@ -147,7 +148,7 @@ def _draft_is_better(ctx: Context, draft: Draft, answer: Answer) -> str | None:
     if not papers.ok:
         return None
     drafts, theirs = len(settled_findings(ctx, draft.candidate)), len(settled_findings(ctx, papers))
-    return f"the paper's answer draws {theirs} exact findings, the draft {drafts}" if theirs > drafts else None
+    return f"the paper's answer draws {theirs} exact findings, the draft {drafts}" if theirs >= drafts else None
 
 
 def _draft(ctx: Context, options: ProspyOptions) -> Draft | None:

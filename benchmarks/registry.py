@@ -139,7 +139,8 @@ BENCHMARKS: dict[str, Benchmark] = {b.name: b for b in [
               (Step("seed_stages.py", ("--baseline", "benchmarks/results/seed_stages/runs/train/baseline@80f1455",
                                        "--runs", ",".join(f"benchmarks/results/seed_stages/runs/train/{run}" for run in
                                                           ("recap@2c74ea5", "agentnlq@80f1455", "apex@80f1455",
-                                                           "apex+draft@76a1234")),
+                                                           "apex+draft@76a1234", "prospy+draft@f67654f",
+                                                           "prospy+draft@fe7084b")),
                                        "--dataset", "../shared/data/spider_train",
                                        "--out", "benchmarks/results/seed_stages/seed_stages.md")),),
               "seed_stages.md", "the runs under runs/ resume with the command in their command.txt; the report "

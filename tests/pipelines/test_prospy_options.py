@@ -56,7 +56,8 @@ class Script:
 
 
 def _ask(db: Path, script: Script, question: str = LIST_QUESTION, **options):
-    return ask(question, str(db), model=script.model, preset="prospy", options=options)
+    """prospy with `options`; the paper's path (draft=false) unless a test asks for the draft."""
+    return ask(question, str(db), model=script.model, preset="prospy", options={"draft": False} | options)
 
 
 def _steps(answer) -> list[str]:

@@ -13,7 +13,7 @@ Switches (each noted on the trace, so a run shows which path it took):
   of 13 answers; `example_check` removes such a column exactly when the question asks for no number.
 - `view_lineage`: each fetched view is described by its source columns and their descriptions.
 - `shape_repair`: the exact rewrites of the question-shape checks on an answer that is a view's SQL.
-- `draft=true` (not in the paper; off until measured): a plain one-call query first, the answer when it settles
+- `draft=true` (the default; not in the paper): a plain one-call query first, the answer when it settles
   (ran, rows, no exact check's finding) and the question asks for no analysis the Python stage would do; the
   paper's path runs only otherwise. The same switch as `agentnlq`'s and `apex`'s (`generation.draft`). With
   `draft_fallback` (on), a flagged draft that ran with rows still answers unless the paper's answer runs with
@@ -95,7 +95,7 @@ class ProspyOptions(LinkOptions, LinkerChoice):
     python_timeout_s: float = Field(30.0, gt=0, description="wall-clock limit of one sandboxed run")
     plan: bool = Field(True, description="write a plan before fetching")
     constrained: bool = Field(True, description="schema-constrained JSON for view definitions")
-    draft: bool = Field(False, description="write one plain query first (the one-call prompt over the whole "
+    draft: bool = Field(True, description="write one plain query first (the one-call prompt over the whole "
                                            "schema); when it runs, returns rows, no exact check finds anything in "
                                            "it and the question asks for no analysis beyond SQL, it is the "
                                            "answer, and profiling, pruning, views and Python run only otherwise "

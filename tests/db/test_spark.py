@@ -382,12 +382,15 @@ def wedged_sessions(tmp_path_factory) -> tuple[Path, list[dict]]:
 @pytest.mark.slow
 @pytest.mark.parametrize("index", range(len(WEDGES)), ids=["planning-bomb", "out-of-memory", "task-ignores-cancel"])
 def test_a_wedged_or_dead_local_session_ends_in_time_and_restarts(wedged_sessions, index: int) -> None:
-    """The statement ends within its limit + 2 s (the JVM groundsql started is ended when cancelling does not
+    """The statement ends within its limit + 4 s (the JVM groundsql started is ended when cancelling does not
     stop it, or it exits out of memory), the process stays under 1.5 GB, and the next query answers on a fresh
-    session."""
+    session. The stuck check comes 1 s after the limit (`STUCK_AFTER_S`), then the JVM is ended: run alone it
+    passes the old bound of limit + 2 s, but in the full suite on two loaded cores the out-of-memory case
+    ended at 5.02 s and 6.17 s (two runs), so the bound leaves room for ending a JVM on a busy machine;
+    wedged, it ran for minutes."""
     result = wedged_sessions[1][index]
     assert result["verdict"] in WEDGES[index][1].split("|"), result
-    assert result["ended_s"] <= 3 + 2, result
+    assert result["ended_s"] <= 3 + 4, result
     assert result["peak_mb"] < 1536, result
     assert result["next_ok"], result
 

@@ -8,31 +8,35 @@ confidence comes from the calibrated signals of a one-call answer, as `auto`'s p
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from groundsql.answer import Candidate
 from groundsql.context import Context
 from groundsql.generation.direct import generate_sql, schema_prompt_text
 from groundsql.generation.refinement import execute_candidate
 from groundsql.selection.calibration import confidence, signals_for
-from groundsql.selection.checks import settles
+from groundsql.selection.checks import settled_findings
+from groundsql.selection.query_view import Finding
 
 
 @dataclass
 class Draft:
     candidate: Candidate
     kept: bool  # it settles: the preset answers with it
+    findings: list[Finding] = field(default_factory=list)  # the exact checks' (read only when it ran with rows)
 
     def confidence(self, ctx: Context) -> float:
-        """The kept draft's confidence: the calibrated model's for a one-call answer with no finding."""
-        return confidence(signals_for(self.candidate, question=ctx.question, dialect=ctx.db.dialect,
-                                      trace=ctx.trace))
+        """The draft's confidence: the calibrated model's for a one-call answer with its findings (none when kept)."""
+        return confidence(signals_for(self.candidate, findings=len(self.findings), question=ctx.question,
+                                      dialect=ctx.db.dialect, trace=ctx.trace))
 
 
 def plain_draft(ctx: Context, *, step: str) -> Draft:
     """Write, run and check the one-call query (model step `step`); noted on the trace as `draft`."""
     sql = generate_sql(ctx, schema_prompt_text(ctx), step=step)[0]
     candidate = execute_candidate(ctx, sql, source=step)
-    kept = settles(ctx, candidate)
+    ran_with_rows = bool(candidate.ok and candidate.result.row_count)
+    findings = settled_findings(ctx, candidate) if ran_with_rows else []
+    kept = ran_with_rows and not findings  # selection.checks.settles, keeping the findings it read
     ctx.trace.note("draft", by=step, sql=candidate.sql, kept=kept)
-    return Draft(candidate, kept)
+    return Draft(candidate, kept, findings)

@@ -56,7 +56,6 @@ from groundsql.generation.shape_repair import shape_repair
 from groundsql.linking.options import LinkerChoice, LinkOptions
 from groundsql.linking.subset import SchemaSubset
 from groundsql.pipelines.registry import preset
-from groundsql.selection.calibration import confidence, signals_for
 from groundsql.selection.checks import settled_findings
 from groundsql.selection.outcome import build_answer
 
@@ -123,9 +122,7 @@ def prospy(ctx: Context, options: ProspyOptions) -> Answer:
     stages = {"draft": draft.candidate.sql} | answer.stages
     if options.draft_fallback and (reason := _draft_is_better(ctx, draft, answer)):
         ctx.trace.note("prospy.draft-fallback", reason=reason, papers_sql=answer.sql, draft_sql=draft.candidate.sql)
-        findings = len(settled_findings(ctx, draft.candidate))  # flagged: its confidence counts them
-        answer = build_answer(ctx, draft.candidate, [draft.candidate], confidence=confidence(signals_for(
-            draft.candidate, findings=findings, question=ctx.question, dialect=ctx.db.dialect, trace=ctx.trace)))
+        answer = build_answer(ctx, draft.candidate, [draft.candidate], confidence=draft.confidence(ctx))
     answer.stages = stages
     return answer
 
@@ -147,7 +144,7 @@ def _draft_is_better(ctx: Context, draft: Draft, answer: Answer) -> str | None:
     papers = execute_candidate(ctx, answer.sql, source="prospy:answer")
     if not papers.ok:
         return None
-    drafts, theirs = len(settled_findings(ctx, draft.candidate)), len(settled_findings(ctx, papers))
+    drafts, theirs = len(draft.findings), len(settled_findings(ctx, papers))
     return f"the paper's answer draws {theirs} exact findings, the draft {drafts}" if theirs >= drafts else None
 
 

@@ -160,6 +160,8 @@ BENCHMARKS: dict[str, Benchmark] = {b.name: b for b in [
               (Step("suite_time.py", ("--workers", "1,2")),), "suite_time.md"),
     Benchmark("tree_repair", "the syntax-tree repair on recorded predictions (no model)",
               (Step("tree_repair.py"),), "tree_repair.md"),
+    Benchmark("vote_replay", "auto's escalation replayed on recorded candidates: framings and vote rules (no model)",
+              (Step("vote_replay.py"),), "vote_replay.md"),
     Benchmark("user_suite", "a user's own suite: the demo shop's 20 verified questions, with and without knowledge",
               (Step("user_suite.py", ("--model", "local:qwen2.5-coder-1.5b", "--presets", "baseline,refine,auto",
                                       "--conditions", "knowledge,none"), env=THREADS_1),),

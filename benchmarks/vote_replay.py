@@ -78,7 +78,8 @@ def replay_run(run: str, runs_dir: Path = RUNS) -> list[Replayed]:
         ctx = Context(question=record["question"], db=Database(str(path)), models={"default": ScriptedModel([])},
                       catalog=catalogs[record["db_id"]])
         steps = [step.split(":", 1)[1] for step in record["auto_path"] if step.startswith("escalate:")]
-        sources = ["direct", "shaped", *steps]
+        second = [k for k in record.get("stages") or {} if k not in ("direct", "escalated", "final")]
+        sources = ["direct", *second[:1], *steps]
         item = Replayed(record["id"], record["db_id"], record["sql"], [], {})
         for index, recorded in enumerate(record["candidates"]):
             source = sources[index] if index < len(sources) else f"extra{index}"

@@ -53,6 +53,21 @@ def test_disagreement_adds_diverse_candidates_until_two_framings_agree(music_db:
 
 
 @pytest.mark.integration
+def test_the_focused_framing_as_the_second_candidate_and_the_shaped_one_as_an_escalation_step(
+        music_db: Path) -> None:
+    model = ScriptedModel([COUNT_FRANCE, COUNT_ALL], default=COUNT_FRANCE)
+    answer = ask("How many singers are from France?", str(music_db), model=model, preset="auto",
+                 options={"second": "focused", "escalation_steps": ["focused", "shaped", "findings"]})
+    second = model.calls[1]["messages"][-1]["content"]
+    assert "Tables it most likely needs: singer (country)." in second  # the first draft's tables, named
+    stages = [n["stage"] for n in auto_notes(answer)]
+    assert "escalate:focused" not in stages and "escalate:shaped" in stages  # no second focused prompt
+    assert [c.source for c in answer.candidates] == ["direct", "focused", "shaped"] and len(model.calls) == 3
+    assert "What the answer should look like: one row holding the count" in model.calls[2]["messages"][-1]["content"]
+    assert answer.result.rows == [(2,)] and answer.stages["focused"] == "SELECT count(*) FROM singer"
+
+
+@pytest.mark.integration
 def test_the_papers_postsql_on_the_pruned_schema_stays_a_step_to_choose(music_db: Path) -> None:
     model = ScriptedModel([COUNT_FRANCE, COUNT_ALL], default=COUNT_FRANCE)
     answer = ask("How many singers are from France?", str(music_db), model=model, preset="auto",

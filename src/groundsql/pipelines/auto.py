@@ -61,7 +61,9 @@ from groundsql.selection.outcome import build_answer
 from groundsql.selection.shape import SHAPE_CHECKS
 
 SAMPLE_TEMPERATURE = 0.7
-EscalationStep = Literal["focused", "postsql", "findings", "sample"]
+EscalationStep = Literal["focused", "shaped", "postsql", "findings", "sample"]
+#: Escalation steps that are a framing of the prompt: skipped when a cheap candidate came from it already.
+FRAMED_STEPS = ("focused", "shaped")
 #: The escalation's extra candidates by default, in the order they are tried.
 ESCALATION_STEPS: tuple[EscalationStep, ...] = ("focused", "findings")
 
@@ -71,8 +73,9 @@ class AutoOptions(SsevOptions, StructureExampleOptions):
 
     sanity: bool = Field(True, description="run the sanity and question-shape checks on the candidates")
     shape_repair: bool = Field(True, description="run the exact rewrites the question-shape checks propose")
-    second: Literal["shaped", "sample", "none"] = Field(
-        "shaped", description="the second cheap candidate: another framing of the prompt (shaped), a resample "
+    second: Literal["shaped", "focused", "sample", "none"] = Field(
+        "shaped", description="the second cheap candidate: another framing of the prompt (shaped: the question's "
+                              "shape stated; focused: the first draft's tables and their keys named), a resample "
                               "of the first prompt (sample), or none")
     second_candidate: bool = Field(True, description="make a second cheap candidate at all (false: as second=none)")
     second_when: Literal["unsure", "always"] = Field(
@@ -89,8 +92,10 @@ class AutoOptions(SsevOptions, StructureExampleOptions):
                                   "ssev: run the whole ssev preset (the earlier behaviour)")
     escalation_steps: tuple[EscalationStep, ...] = Field(
         ESCALATION_STEPS, description="the extra candidates escalation tries, in order: focused (the drafts' tables "
-                                      "as a hint under the shared prompt), postsql (SSEV's PostSQL on the pruned "
-                                      "schema), findings (a repair told the exact findings), sample")
+                                      "as a hint under the shared prompt), shaped (the question's shape stated), "
+                                      "postsql (SSEV's PostSQL on the pruned schema), findings (a repair told the "
+                                      "exact findings), sample; a framing a cheap candidate already came from is "
+                                      "skipped")
     max_candidates: int = Field(5, ge=2, le=12, description="most candidates in all, cheap ones included")
     max_calls: int | None = Field(None, ge=1, description="no escalation once this many model calls are spent")
     max_tokens: int | None = Field(None, ge=1, description="no escalation once this many tokens are spent")
@@ -131,11 +136,9 @@ def auto(ctx: Context, options: AutoOptions) -> Answer:
                                                      "no second candidate")
         second_kind = "none"
     if second_kind != "none":
-        if second_kind == "shaped":
-            sql = generate_framed(ctx, schema_text, "shaped")
-        else:
-            sql = generate_sql(ctx, schema_text, step="generate:sample", temperature=SAMPLE_TEMPERATURE)[0]
-        cheap.append(_polish(ctx, execute_candidate(ctx, sql, source=second_kind), options))
+        second = _second_candidate(ctx, second_kind, first, schema_text, options)
+        if second is not None:
+            cheap.append(second)
     findings = {id(c): first_findings if c is first else _findings(ctx, c, options) for c in cheap}
     agree = _agree(cheap[0], cheap[1]) if len(cheap) > 1 else None
     chosen = _cheap_choice(cheap, findings)
@@ -161,6 +164,19 @@ def auto(ctx: Context, options: AutoOptions) -> Answer:
     _flag(ctx, answer, options, final_findings)
     answer.stages = stages | {"final": answer.sql}
     return answer
+
+
+def _second_candidate(ctx: Context, kind: str, first: Candidate, schema_text: str,
+                      options: AutoOptions) -> Candidate | None:
+    """The second cheap candidate of `kind` (None: a focused framing with no tables to name, as when the first
+    draft is unreadable)."""
+    if kind == "focused":
+        return _extra_candidate(ctx, "focused", [first], {}, schema_text, options)
+    if kind == "shaped":
+        sql = generate_framed(ctx, schema_text, "shaped")
+    else:
+        sql = generate_sql(ctx, schema_text, step="generate:sample", temperature=SAMPLE_TEMPERATURE)[0]
+    return _polish(ctx, execute_candidate(ctx, sql, source=kind), options)
 
 
 def _polish(ctx: Context, candidate: Candidate, options: AutoOptions, *, schema_text: str = "",
@@ -242,6 +258,8 @@ def _escalated(ctx: Context, candidates: list[Candidate], findings: dict[int, li
             break
         if not _may_escalate(ctx, options):
             break
+        if step in FRAMED_STEPS and any(c.source == step for c in candidates):
+            continue  # that framing already answered (the second cheap candidate): the same prompt again
         extra = _extra_candidate(ctx, step, candidates, findings, schema_text, options)
         if extra is None:
             continue
@@ -277,6 +295,9 @@ def _extra_candidate(ctx: Context, step: str, candidates: list[Candidate], findi
             return _polish(ctx, execute_candidate(ctx, sql, source="focused"), options)
         sql = two_round_sql(ctx, render_subset(ctx, subset), step="postsql", pruned=True, fewshot=options)[0]
         return _polish(ctx, execute_candidate(ctx, sql, source="postsql"), options)
+    if step == "shaped":
+        return _polish(ctx, execute_candidate(ctx, generate_framed(ctx, schema_text, "shaped"), source="shaped"),
+                       options)
     if step == "findings":
         flagged = next((c for c in candidates if c.ok and findings[id(c)]), None)
         if flagged is None:

@@ -194,14 +194,15 @@ def test_a_draft_that_settles_is_the_answer_with_no_profiling_views_or_python(mu
 
 
 def test_a_flagged_draft_goes_the_papers_way(music_db):
-    """A draft that returns no rows is not kept: the views answer, and the record keeps both stages."""
+    """A draft that returns no rows is not kept and does not answer by itself: the views answer, and the record
+    keeps both stages."""
     nobody = "SELECT name FROM singer WHERE country = 'Atlantis'"
     answer = _ask(music_db, Script(PLAIN, sql=nobody), draft=True)
     steps = _steps(answer)
     assert steps[0] == "prospy:draft" and not answer.trace.notes("draft")[0]["kept"]
     assert any(s.startswith("prospy.views") for s in steps)
     assert answer.stages["draft"] == nobody and "view" in answer.stages
-    assert sorted(answer.result.rows) == [("Ann",), ("Joe",)]
+    assert sorted(answer.result.rows) == [("Ann",), ("Joe",)] and not answer.trace.notes("prospy.draft-answers")
 
 
 @pytest.mark.parametrize("options", [{}, {"python": "always"}])
@@ -219,10 +220,22 @@ ONE_FRENCH = "SELECT name FROM singer WHERE country = 'France' LIMIT 1"
 BROKEN = {"name": "french", "source": "singer", "dimensions": [{"expr": "singer.nickname", "alias": "name"}]}
 
 
+def test_by_default_a_flagged_draft_with_rows_answers_without_the_papers_path(music_db):
+    """flagged_draft=answer (default): the draft drew a finding but ran with rows, so it answers at once — no
+    profiling, views or Python — and the trace names the findings it carries."""
+    script = Script(PLAIN, sql=ONE_FRENCH)
+    answer = _ask(music_db, script, draft=True)
+    assert _steps(answer) == ["prospy:draft"] and not answer.trace.notes("draft")[0]["kept"]
+    [note] = answer.trace.notes("prospy.draft-answers")
+    assert note["findings"] and note["sql"] == ONE_FRENCH
+    assert answer.sql == ONE_FRENCH and answer.result.row_count == 1 and answer.stages["draft"] == ONE_FRENCH
+    assert answer.warnings and answer.confidence is not None and answer.confidence < 0.8
+
+
 def test_a_flagged_draft_with_rows_answers_when_the_papers_path_fails(music_db):
-    """draft_fallback (default): the views all fail, so the flagged draft that ran with rows is the answer; the
+    """flagged_draft=compare: the views all fail, so the flagged draft that ran with rows is the answer; the
     trace says why and the record keeps the draft stage."""
-    answer = _ask(music_db, Script(BROKEN, sql=ONE_FRENCH), draft=True)
+    answer = _ask(music_db, Script(BROKEN, sql=ONE_FRENCH), draft=True, flagged_draft="compare")
     assert not answer.trace.notes("draft")[0]["kept"]
     assert any(s.startswith("prospy.views") for s in _steps(answer))
     [note] = answer.trace.notes("prospy.draft-fallback")
@@ -231,21 +244,21 @@ def test_a_flagged_draft_with_rows_answers_when_the_papers_path_fails(music_db):
     assert answer.stages["draft"] == ONE_FRENCH and answer.confidence is not None
 
 
-def test_without_draft_fallback_the_papers_failure_is_the_answer(music_db):
-    answer = _ask(music_db, Script(BROKEN, sql=ONE_FRENCH), draft=True, draft_fallback=False)
+def test_with_flagged_draft_papers_the_papers_failure_is_the_answer(music_db):
+    answer = _ask(music_db, Script(BROKEN, sql=ONE_FRENCH), draft=True, flagged_draft="papers")
     assert answer.error and "view" in answer.error and not answer.trace.notes("prospy.draft-fallback")
 
 
 def test_a_papers_answer_cleaner_than_the_flagged_draft_stays(music_db):
     """The views answer cleanly (no finding), the draft drew one: the paper's answer stands."""
-    answer = _ask(music_db, Script(PLAIN, sql=ONE_FRENCH), draft=True)
+    answer = _ask(music_db, Script(PLAIN, sql=ONE_FRENCH), draft=True, flagged_draft="compare")
     assert not answer.trace.notes("draft")[0]["kept"] and not answer.trace.notes("prospy.draft-fallback")
     assert sorted(answer.result.rows) == [("Ann",), ("Joe",)] and answer.stages["draft"] == ONE_FRENCH
 
 
 def test_a_flagged_draft_with_rows_answers_when_the_papers_answer_is_empty(music_db):
     nowhere = {**PLAIN, "conditions": [{"op": "=", "column": "singer.country", "value": "Atlantis"}]}
-    answer = _ask(music_db, Script(nowhere, sql=ONE_FRENCH), draft=True)
+    answer = _ask(music_db, Script(nowhere, sql=ONE_FRENCH), draft=True, flagged_draft="compare")
     [note] = answer.trace.notes("prospy.draft-fallback")
     assert note["reason"] == "the paper's path returned no rows" and "Atlantis" in note["papers_sql"]
     assert answer.sql == ONE_FRENCH and answer.result.row_count == 1
@@ -254,7 +267,8 @@ def test_a_flagged_draft_with_rows_answers_when_the_papers_answer_is_empty(music
 def test_a_papers_answer_no_cleaner_than_the_flagged_draft_gives_way_to_it(music_db):
     """The question names songs; neither the draft nor the view reads them (one finding each): the draft answers."""
     sorted_french = FRENCH + " ORDER BY name"
-    answer = _ask(music_db, Script(PLAIN, sql=sorted_french), "Which singers from France have a song?", draft=True)
+    answer = _ask(music_db, Script(PLAIN, sql=sorted_french), "Which singers from France have a song?", draft=True,
+                  flagged_draft="compare")
     assert not answer.trace.notes("draft")[0]["kept"]
     [note] = answer.trace.notes("prospy.draft-fallback")
     assert note["reason"] == "the paper's answer draws 1 exact findings, the draft 1"

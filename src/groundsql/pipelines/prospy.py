@@ -15,9 +15,11 @@ Switches (each noted on the trace, so a run shows which path it took):
 - `shape_repair`: the exact rewrites of the question-shape checks on an answer that is a view's SQL.
 - `draft=true` (the default; not in the paper): a plain one-call query first, the answer when it settles
   (ran, rows, no exact check's finding) and the question asks for no analysis the Python stage would do; the
-  paper's path runs only otherwise. The same switch as `agentnlq`'s and `apex`'s (`generation.draft`). With
-  `draft_fallback` (on), a flagged draft that ran with rows still answers unless the paper's answer runs with
-  rows and draws fewer exact findings than it.
+  paper's path runs only otherwise. The same switch as `agentnlq`'s and `apex`'s (`generation.draft`).
+  `flagged_draft` says what a flagged draft that ran with rows does: `answer` (the default) answers at once,
+  the paper's path running only for a draft that failed or returned nothing; `compare` runs the paper's path
+  and keeps the draft unless that path's answer runs with rows and draws fewer exact findings; `papers` takes
+  the paper's answer whatever it is.
 """
 
 from __future__ import annotations
@@ -99,10 +101,11 @@ class ProspyOptions(LinkOptions, LinkerChoice):
                                            "it and the question asks for no analysis beyond SQL, it is the "
                                            "answer, and profiling, pruning, views and Python run only otherwise "
                                            "(false: the paper's path on every question)")
-    draft_fallback: bool = Field(True, description="with draft=true, a flagged draft that ran with rows answers "
-                                                   "instead of the paper's path unless that path's answer runs "
-                                                   "with rows and draws fewer exact findings than the draft "
-                                                   "(false: the paper's answer whatever it is)")
+    flagged_draft: Literal["answer", "compare", "papers"] = Field(
+        "answer", description="with draft=true, what a flagged draft that ran with rows does: answer (at once; "
+                              "the paper's path only for a draft that failed or returned no rows), compare (the "
+                              "paper's path runs and the draft answers unless that path's answer runs with rows "
+                              "and draws fewer exact findings), papers (the paper's answer whatever it is)")
 
 
 @preset("prospy", "ProSPy: profiling, progressive pruning, a plan, views fetched in rounds through a dialect-"
@@ -116,26 +119,36 @@ def prospy(ctx: Context, options: ProspyOptions) -> Answer:
         answer = build_answer(ctx, draft.candidate, [draft.candidate], confidence=draft.confidence(ctx))
         answer.stages = {"draft": draft.candidate.sql, "view": answer.sql}
         return answer
+    if draft is not None and options.flagged_draft == "answer" and _ran_with_rows(draft):
+        ctx.trace.note("prospy.draft-answers", findings=[f.check for f in draft.findings], sql=draft.candidate.sql)
+        answer = build_answer(ctx, draft.candidate, [draft.candidate], confidence=draft.confidence(ctx))
+        answer.stages = {"draft": draft.candidate.sql, "view": answer.sql}
+        return answer
     answer = _papers_path(ctx, options)
     if draft is None:
         return answer
     stages = {"draft": draft.candidate.sql} | answer.stages
-    if options.draft_fallback and (reason := _draft_is_better(ctx, draft, answer)):
+    if options.flagged_draft != "papers" and (reason := _draft_is_better(ctx, draft, answer)):
         ctx.trace.note("prospy.draft-fallback", reason=reason, papers_sql=answer.sql, draft_sql=draft.candidate.sql)
         answer = build_answer(ctx, draft.candidate, [draft.candidate], confidence=draft.confidence(ctx))
     answer.stages = stages
     return answer
 
 
+def _ran_with_rows(draft: Draft) -> bool:
+    return bool(draft.candidate.ok and draft.candidate.result.row_count)
+
+
 def _draft_is_better(ctx: Context, draft: Draft, answer: Answer) -> str | None:
-    """Why a flagged draft that ran with rows should answer instead of the paper's path (None: it should not).
+    """With flagged_draft=compare: why a flagged draft that ran with rows should answer instead of the paper's
+    path (None: it should not).
 
     The paper's answer wins only on exact evidence that it is better: it runs with rows and draws fewer findings
-    of the checks that flagged the draft. On the training databases the view path with the 1.5B model turned no
-    flagged draft right and three right drafts wrong: it failed outright once, and twice gave an answer with as
-    many findings as the draft (`benchmarks/results/seed_stages/`). A result computed in Python is never replaced
-    (the draft is not asked for those questions)."""
-    if not (draft.candidate.ok and draft.candidate.result.row_count) or answer.result_source != "sql":
+    of the checks that flagged the draft. On the training databases even that let the view path replace two right
+    drafts with wrong answers that drew no finding, and it turned no flagged draft right
+    (`benchmarks/results/seed_stages/`): hence the default `answer`, which does not run the path for such a
+    draft. A result computed in Python is never replaced (the draft is not asked for those questions)."""
+    if not _ran_with_rows(draft) or answer.result_source != "sql":
         return None
     if answer.error or answer.result is None:
         return "the paper's path failed"

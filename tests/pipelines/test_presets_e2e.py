@@ -41,13 +41,13 @@ def test_apex_by_default_drafts_first_and_explores_only_a_flagged_draft(local_mo
 
 def test_prospy_by_default_drafts_first_and_fetches_views_only_for_a_flagged_draft(local_model, music_db):
     """prospy's default (draft=true): the one-call query first; kept when it settles; a flagged draft that ran
-    with rows answers at once (flagged_draft=answer); only a draft that failed or returned nothing fetches views."""
+    answers at once (flagged_draft=answer); only a draft that failed fetches views."""
     ctx = Context(question="How many singers are from France?", db=Database(str(music_db)),
                   models={"default": local_model}, options={"fetch_rounds": 1, "view_fixes": 0, "plan": False})
     answer = run(ctx, "prospy")
     steps = [e.step for e in ctx.trace.events if e.kind == "model"]
     assert steps[0] == "prospy:draft" and answer.stages["draft"]
     if ctx.trace.notes("draft")[0]["kept"] or ctx.trace.notes("prospy.draft-answers"):  # one model call
-        assert steps == ["prospy:draft"] and answer.result.rows and answer.stages["view"] == answer.sql
-    else:  # the draft failed or returned nothing: the views ran after it
+        assert steps == ["prospy:draft"] and answer.error is None and answer.stages["view"] == answer.sql
+    else:  # the draft failed: the views ran after it
         assert any(step.startswith("prospy.views") for step in steps)

@@ -193,16 +193,29 @@ def test_a_draft_that_settles_is_the_answer_with_no_profiling_views_or_python(mu
     assert 0.5 < answer.confidence <= 1.0
 
 
-def test_a_flagged_draft_goes_the_papers_way(music_db):
-    """A draft that returns no rows is not kept and does not answer by itself: the views answer, and the record
-    keeps both stages."""
-    nobody = "SELECT name FROM singer WHERE country = 'Atlantis'"
-    answer = _ask(music_db, Script(PLAIN, sql=nobody), draft=True)
+def test_a_draft_that_fails_goes_the_papers_way(music_db):
+    """A draft that does not run is not kept and cannot answer: the views answer, and the record keeps both
+    stages."""
+    broken = "SELECT nickname FROM singer WHERE country = 'France'"
+    answer = _ask(music_db, Script(PLAIN, sql=broken), draft=True)
     steps = _steps(answer)
     assert steps[0] == "prospy:draft" and not answer.trace.notes("draft")[0]["kept"]
     assert any(s.startswith("prospy.views") for s in steps)
-    assert answer.stages["draft"] == nobody and "view" in answer.stages
+    assert answer.stages["draft"] == broken and "view" in answer.stages
     assert sorted(answer.result.rows) == [("Ann",), ("Joe",)] and not answer.trace.notes("prospy.draft-answers")
+
+
+def test_an_empty_draft_answers_by_default_and_goes_the_papers_way_with_compare(music_db):
+    """flagged_draft=answer: a draft that ran but returned no rows answers as it is (the paper's view path
+    answered none of the training databases' empty drafts); with compare the views answer it."""
+    nobody = "SELECT name FROM singer WHERE country = 'Atlantis'"
+    answer = _ask(music_db, Script(PLAIN, sql=nobody), draft=True)
+    assert _steps(answer) == ["prospy:draft"] and answer.trace.notes("prospy.draft-answers")
+    assert answer.sql == nobody and answer.result.row_count == 0 and answer.error is None
+    assert answer.confidence is not None and answer.confidence < 0.8
+    compared = _ask(music_db, Script(PLAIN, sql=nobody), draft=True, flagged_draft="compare")
+    assert any(s.startswith("prospy.views") for s in _steps(compared))
+    assert sorted(compared.result.rows) == [("Ann",), ("Joe",)] and compared.stages["draft"] == nobody
 
 
 @pytest.mark.parametrize("options", [{}, {"python": "always"}])

@@ -16,10 +16,10 @@ Switches (each noted on the trace, so a run shows which path it took):
 - `draft=true` (the default; not in the paper): a plain one-call query first, the answer when it settles
   (ran, rows, no exact check's finding) and the question asks for no analysis the Python stage would do; the
   paper's path runs only otherwise. The same switch as `agentnlq`'s and `apex`'s (`generation.draft`).
-  `flagged_draft` says what a flagged draft that ran with rows does: `answer` (the default) answers at once,
-  the paper's path running only for a draft that failed or returned nothing; `compare` runs the paper's path
-  and keeps the draft unless that path's answer runs with rows and draws fewer exact findings; `papers` takes
-  the paper's answer whatever it is.
+  `flagged_draft` says what a flagged draft that ran does: `answer` (the default) answers at once, with or
+  without rows, the paper's path running only for a draft that failed; `compare` runs the paper's path and keeps
+  a draft that ran with rows unless that path's answer runs with rows and draws fewer exact findings; `papers`
+  takes the paper's answer whatever it is.
 """
 
 from __future__ import annotations
@@ -102,9 +102,9 @@ class ProspyOptions(LinkOptions, LinkerChoice):
                                            "answer, and profiling, pruning, views and Python run only otherwise "
                                            "(false: the paper's path on every question)")
     flagged_draft: Literal["answer", "compare", "papers"] = Field(
-        "answer", description="with draft=true, what a flagged draft that ran with rows does: answer (at once; "
-                              "the paper's path only for a draft that failed or returned no rows), compare (the "
-                              "paper's path runs and the draft answers unless that path's answer runs with rows "
+        "answer", description="with draft=true, what a flagged draft that ran does: answer (at once, with or "
+                              "without rows; the paper's path only for a draft that failed), compare (the paper's "
+                              "path runs and a draft with rows answers unless that path's answer runs with rows "
                               "and draws fewer exact findings), papers (the paper's answer whatever it is)")
 
 
@@ -119,7 +119,7 @@ def prospy(ctx: Context, options: ProspyOptions) -> Answer:
         answer = build_answer(ctx, draft.candidate, [draft.candidate], confidence=draft.confidence(ctx))
         answer.stages = {"draft": draft.candidate.sql, "view": answer.sql}
         return answer
-    if draft is not None and options.flagged_draft == "answer" and _ran_with_rows(draft):
+    if draft is not None and options.flagged_draft == "answer" and draft.candidate.ok:
         ctx.trace.note("prospy.draft-answers", findings=[f.check for f in draft.findings], sql=draft.candidate.sql)
         answer = build_answer(ctx, draft.candidate, [draft.candidate], confidence=draft.confidence(ctx))
         answer.stages = {"draft": draft.candidate.sql, "view": answer.sql}

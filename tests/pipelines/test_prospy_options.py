@@ -35,8 +35,9 @@ CODE = ("```python\nimport pandas as pd\ndf = pd.read_csv('{file}')\n"
 class Script:
     """Replies by prompt: plan, views, Python code, one-call SQL; the prompts are kept per kind."""
 
-    def __init__(self, view: dict, *, sql: str = FRENCH, answer_view: str | None = "french"):
-        self.view, self.sql, self.answer_view = view, sql, answer_view
+    def __init__(self, view: dict, *, sql: str = FRENCH, answer_view: str | None = "french",
+                 repaired: str | None = None):
+        self.view, self.sql, self.answer_view, self.repaired = view, sql, answer_view, repaired
         self.prompts: dict[str, list[str]] = {}
         self.model = ScriptedModel(default=self.reply)
 
@@ -44,14 +45,17 @@ class Script:
         prompt = messages[-1]["content"]
         kind = ("plan" if "You are planning" in messages[0]["content"] else
                 "views" if "You fetch data" in prompt else
+                "repair" if "This query was written for the question" in prompt else
                 "sql" if "with a few example rows for each table" in prompt else "python")
         self.prompts.setdefault(kind, []).append(prompt)
         if kind == "plan":
             return "1. fetch the rows"
         if kind == "views":
             return json.dumps({"thought": "", "views": [self.view], "done": True, "answer_view": self.answer_view})
-        if kind == "sql":
+        if kind == "sql" or (kind == "repair" and self.repaired is None):
             return f"```sql\n{self.sql}\n```"
+        if kind == "repair":
+            return f"```sql\n{self.repaired}\n```"
         return CODE.format(file=f"{self.view['name']}.csv")
 
 
@@ -203,6 +207,22 @@ def test_a_draft_that_fails_goes_the_papers_way(music_db):
     assert any(s.startswith("prospy.views") for s in steps)
     assert answer.stages["draft"] == broken and "view" in answer.stages
     assert sorted(answer.result.rows) == [("Ann",), ("Joe",)] and not answer.trace.notes("prospy.draft-answers")
+
+
+def test_a_failing_draft_is_repaired_first_and_the_repair_answers(music_db):
+    """draft_repair_rounds (2): the draft names a column the table lacks; refine's repair (told the error) fixes it,
+    so the repaired draft is the answer and no view is fetched; with 0 rounds the paper's path takes it."""
+    broken = "SELECT nickname FROM singer WHERE country = 'France'"
+    script = Script(PLAIN, sql=broken, repaired=FRENCH)
+    answer = _ask(music_db, script, draft=True)
+    assert _steps(answer)[0] == "prospy:draft" and "views" not in script.prompts and script.prompts["repair"]
+    [note] = answer.trace.notes("draft-repair")
+    assert note["before"] == broken and note["after"] == FRENCH and note["ok"]
+    assert answer.sql == FRENCH and sorted(answer.result.rows) == [("Ann",), ("Joe",)]
+    unrepaired = Script(PLAIN, sql=broken, repaired=FRENCH)
+    answer = _ask(music_db, unrepaired, draft=True, draft_repair_rounds=0)
+    assert "repair" not in unrepaired.prompts and unrepaired.prompts["views"]
+    assert not answer.trace.notes("draft-repair") and answer.stages["draft"] == broken
 
 
 def test_an_empty_draft_answers_by_default_and_goes_the_papers_way_with_compare(music_db):

@@ -101,6 +101,10 @@ class ProspyOptions(LinkOptions, LinkerChoice):
                                            "it and the question asks for no analysis beyond SQL, it is the "
                                            "answer, and profiling, pruning, views and Python run only otherwise "
                                            "(false: the paper's path on every question)")
+    draft_repair_rounds: int = Field(2, ge=0, description="with draft=true, a draft that fails to run gets "
+                                                          "refine's repair first (the exact tree repair, then up "
+                                                          "to this many model repairs told the error); 0: none, "
+                                                          "the paper's path takes it as it is")
     flagged_draft: Literal["answer", "compare", "papers"] = Field(
         "answer", description="with draft=true, what a flagged draft that ran does: answer (at once, with or "
                               "without rows; the paper's path only for a draft that failed), compare (the paper's "
@@ -166,7 +170,7 @@ def _draft(ctx: Context, options: ProspyOptions) -> Draft | None:
     `auto` and the question asks for analysis): those go the paper's way from the start."""
     if not options.draft or _python_asked(ctx, options):
         return None
-    return plain_draft(ctx, step="prospy:draft")
+    return plain_draft(ctx, step="prospy:draft", repair_rounds=options.draft_repair_rounds)
 
 
 def _papers_path(ctx: Context, options: ProspyOptions) -> Answer:

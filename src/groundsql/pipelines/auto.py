@@ -168,14 +168,11 @@ def auto(ctx: Context, options: AutoOptions) -> Answer:
 
 def _second_candidate(ctx: Context, kind: str, first: Candidate, schema_text: str,
                       options: AutoOptions) -> Candidate | None:
-    """The second cheap candidate of `kind` (None: a focused framing with no tables to name, as when the first
-    draft is unreadable)."""
-    if kind == "focused":
-        return _extra_candidate(ctx, "focused", [first], {}, schema_text, options)
-    if kind == "shaped":
-        sql = generate_framed(ctx, schema_text, "shaped")
-    else:
-        sql = generate_sql(ctx, schema_text, step="generate:sample", temperature=SAMPLE_TEMPERATURE)[0]
+    """The second cheap candidate of `kind`: a framing, made as the escalation step of that name makes it, or a
+    resample (None: a focused framing with no tables to name, as when the first draft is unreadable)."""
+    if kind in FRAMED_STEPS:
+        return _extra_candidate(ctx, kind, [first], {}, schema_text, options)
+    sql = generate_sql(ctx, schema_text, step="generate:sample", temperature=SAMPLE_TEMPERATURE)[0]
     return _polish(ctx, execute_candidate(ctx, sql, source=kind), options)
 
 

@@ -19,7 +19,8 @@ Switches (each noted on the trace, so a run shows which path it took):
   `flagged_draft` says what a flagged draft that ran does: `answer` (the default) answers at once, with or
   without rows, the paper's path running only for a draft that failed; `compare` runs the paper's path and keeps
   a draft that ran with rows unless that path's answer runs with rows and draws fewer exact findings; `papers`
-  takes the paper's answer whatever it is.
+  takes the paper's answer whatever it is. With `draft_repair_rounds` (2), a draft that fails to run first gets
+  refine's repair (`generation.draft.plain_draft`).
 """
 
 from __future__ import annotations
@@ -119,12 +120,10 @@ def prospy(ctx: Context, options: ProspyOptions) -> Answer:
     """Profile, prune (the `progressive` linker; the whole schema when it fits `link_full_budget`), plan, fetch
     views in rounds, then analyse them in Python (see `ProspyOptions`)."""
     draft = _draft(ctx, options)
-    if draft is not None and draft.kept:
-        answer = build_answer(ctx, draft.candidate, [draft.candidate], confidence=draft.confidence(ctx))
-        answer.stages = {"draft": draft.candidate.sql, "view": answer.sql}
-        return answer
-    if draft is not None and options.flagged_draft == "answer" and draft.candidate.ok:
-        ctx.trace.note("prospy.draft-answers", findings=[f.check for f in draft.findings], sql=draft.candidate.sql)
+    if draft is not None and (draft.kept or (options.flagged_draft == "answer" and draft.candidate.ok)):
+        if not draft.kept:
+            ctx.trace.note("prospy.draft-answers", findings=[f.check for f in draft.findings],
+                           sql=draft.candidate.sql)
         answer = build_answer(ctx, draft.candidate, [draft.candidate], confidence=draft.confidence(ctx))
         answer.stages = {"draft": draft.candidate.sql, "view": answer.sql}
         return answer
@@ -139,10 +138,6 @@ def prospy(ctx: Context, options: ProspyOptions) -> Answer:
     return answer
 
 
-def _ran_with_rows(draft: Draft) -> bool:
-    return bool(draft.candidate.ok and draft.candidate.result.row_count)
-
-
 def _draft_is_better(ctx: Context, draft: Draft, answer: Answer) -> str | None:
     """With flagged_draft=compare: why a flagged draft that ran with rows should answer instead of the paper's
     path (None: it should not).
@@ -152,7 +147,7 @@ def _draft_is_better(ctx: Context, draft: Draft, answer: Answer) -> str | None:
     drafts with wrong answers that drew no finding, and it turned no flagged draft right
     (`benchmarks/results/seed_stages/`): hence the default `answer`, which does not run the path for such a
     draft. A result computed in Python is never replaced (the draft is not asked for those questions)."""
-    if not _ran_with_rows(draft) or answer.result_source != "sql":
+    if not (draft.candidate.ok and draft.candidate.result.row_count) or answer.result_source != "sql":
         return None
     if answer.error or answer.result is None:
         return "the paper's path failed"

@@ -80,6 +80,7 @@ class Fetch:
     rounds: int = 0
     problems: list[str] = field(default_factory=list)
     answer_view: str | None = None
+    joins: list[str] = field(default_factory=list)  # key pairs the files' rows match on (`table_inputs`)
 
     def view(self, name: str | None) -> FetchedView | None:
         if not name:

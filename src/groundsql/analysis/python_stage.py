@@ -155,6 +155,9 @@ def _files_text(fetch: Fetch, preview_rows: int) -> str:
         writer.writerow(view.columns)
         writer.writerows([["" if v is None else json_safe(v) for v in row] for row in view.result.rows[:shown]])
         lines += ["    " + line for line in buffer.getvalue().splitlines()]
+    if fetch.joins:
+        lines.append("Rows of these files match on (merge on these columns; read only the files the question needs):")
+        lines += [f"- {pair}" for pair in fetch.joins]
     return "\n".join(lines) or "(no files)"
 
 

@@ -77,6 +77,12 @@ class ProspyOptions(LinkOptions, LinkerChoice):
         "dsl", description="dsl: views in the view DSL; sql: one direct SQL query as the view (ablation); "
                            "sql_vote: direct SQL samples voted by result, no Python (ablation)")
     vote_samples: int = Field(5, ge=2, description="SQL samples voted on with fetching=sql_vote")
+    python_inputs: Literal["tables", "views"] = Field(
+        "views", description="what the Python stage reads: tables (the question's tables, found without a model "
+                              "and connected along the join graph, each fetched whole with the keys they match on; "
+                              "a failed analysis answers with a plain draft) or views (the paper's: the views the "
+                              "fetching rounds define)")
+    input_tables: int = Field(6, ge=1, description="tables fetched whole with python_inputs=tables")
     view_example: Literal["list", "list_and_count", "none"] = Field(
         "list", description="example views in the fetching prompt: the listing one, the listing and the counting "
                             "one (the paper's; the 1.5B copies its row_count), or none")
@@ -171,6 +177,10 @@ def _draft(ctx: Context, options: ProspyOptions) -> Draft | None:
 def _papers_path(ctx: Context, options: ProspyOptions) -> Answer:
     """The paper's steps: profile, prune, fetch views, then Python when asked."""
     _profile(ctx, options)
+    python_options = PythonOptions(revisions=options.python_revisions, name_hints=options.python_hints,
+                                   limits=SandboxLimits(timeout_s=options.python_timeout_s))
+    if options.python_inputs == "tables" and options.fetching == "dsl" and _python_asked(ctx, options):
+        return _table_analysis(ctx, options, python_options)
     subset = _link(ctx, options)
     schema_text = _schema_text(ctx, subset, options)
     if options.fetching == "sql_vote":
@@ -179,8 +189,6 @@ def _papers_path(ctx: Context, options: ProspyOptions) -> Answer:
     fetch_options = FetchOptions(rounds=options.fetch_rounds, max_views=options.max_views, max_rows=options.view_rows,
                                  fix_attempts=options.view_fixes, plan=options.plan, constrained=options.constrained,
                                  lineage=options.view_lineage)
-    python_options = PythonOptions(revisions=options.python_revisions, name_hints=options.python_hints,
-                                   limits=SandboxLimits(timeout_s=options.python_timeout_s))
     with ViewStore() as store:
         names = subset.table_names() or None
         if options.fetching == "sql":
@@ -195,6 +203,35 @@ def _papers_path(ctx: Context, options: ProspyOptions) -> Answer:
                        needs_analysis=needs_analysis(ctx.question))
         analysis = analyse(ctx, fetch, python_options) if wanted else None
     return _exact_fixes(ctx, _answer(ctx, fetch, analysis, subset), options)
+
+
+def _table_analysis(ctx: Context, options: ProspyOptions, python_options: PythonOptions) -> Answer:
+    """The Python stage over the question's tables fetched whole (`analysis.table_inputs`, no view rounds): a
+    plain draft (one call and refine's repair) names the tables, and answers when no attempt yields a table."""
+    from groundsql.analysis.table_inputs import fetch_tables
+    from groundsql.generation.tree_repair import declared_join_graph
+
+    draft = plain_draft(ctx, step="prospy:draft", repair_rounds=options.draft_repair_rounds)
+    graph = ctx.catalog.join_graph if ctx.catalog is not None else declared_join_graph(ctx.schema)
+    with ViewStore() as store:
+        fetch = fetch_tables(ctx, graph, store, max_tables=options.input_tables, max_rows=options.view_rows,
+                             sql=draft.candidate.sql or None)
+        ctx.trace.note("prospy.python-stage", run=bool(fetch.views), mode=options.python, inputs="tables",
+                       needs_analysis=needs_analysis(ctx.question))
+        analysis = analyse(ctx, fetch, python_options) if fetch.views else None
+    if analysis is not None and analysis.ok:
+        answer = _answer(ctx, fetch, analysis, SchemaSubset())
+        answer.stages = {"draft": draft.candidate.sql} | answer.stages
+        return answer
+    failure = analysis.error if analysis is not None else "no table could be read"
+    ctx.trace.note("prospy.python-failed", problem=failure, draft_sql=draft.candidate.sql)
+    answer = _exact_fixes(ctx, build_answer(ctx, draft.candidate, [draft.candidate],
+                                            confidence=draft.confidence(ctx)), options)
+    answer.python_code = analysis.code if analysis is not None else None
+    answer.views = [_view_record(v) for v in fetch.views]
+    answer.notes.append(f"the Python stage failed ({failure}); the answer is the plain draft")
+    answer.stages = {"draft": draft.candidate.sql}
+    return answer
 
 
 def _profile(ctx: Context, options: ProspyOptions) -> None:

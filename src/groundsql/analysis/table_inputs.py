@@ -1,6 +1,6 @@
 """Table inputs for the Python stage: an exact step in place of the model's view rounds (no model call).
 
-The tables a query written for the question reads (a plain draft's: PreSQL linking), else those a model-free
+The tables a query written for the question reads (a plain draft's: PreSQL linking), else those the caller's
 linker finds, are joined into one connected set along the join graph
 (declared and inferred keys), and each is fetched whole, as one CSV file, through the guarded
 `Database.execute`. The key pairs their rows match on are stated beside the files, so the code merges along
@@ -10,8 +10,8 @@ table, and the code then had nothing to compute from (`benchmarks/results/analyt
 
 from __future__ import annotations
 
-import logging
 import re
+from collections.abc import Callable
 
 import sqlglot
 from sqlglot import exp
@@ -21,19 +21,22 @@ from groundsql.analysis.dsl import View
 from groundsql.analysis.fetching import Fetch, ViewStore, stored_view
 from groundsql.catalog.joins import JoinGraph
 from groundsql.context import Context
-from groundsql.errors import DatabaseError, GroundsqlError
-
-log = logging.getLogger("groundsql")
+from groundsql.errors import DatabaseError
 
 
-def input_tables(ctx: Context, graph: JoinGraph, max_tables: int, sql: str | None = None) -> list[str]:
-    """The question's tables, connected along `graph`, at most `max_tables`: the real tables `sql` reads when it
-    parses and names any, else the `vector` linker's (model-free, in its order), else the schema's first."""
+def input_tables(ctx: Context, graph: JoinGraph, max_tables: int, sql: str | None = None,
+                 linked: Callable[[], list[str]] | None = None) -> list[str]:
+    """The question's tables, then the tables `graph` needs to connect them, at most `max_tables` in all: the
+    real tables `sql` reads when it parses and names any, else those `linked` returns (the caller's linker:
+    `prospy` runs the model-free `vector` one), else the schema's."""
     names = {t.lower(): t for t in ctx.schema.table_names}
     found = [names[t.lower()] for t in tables_read(sql, ctx.db.dialect) if t.lower() in names] if sql else []
     if not found:
-        found = [names[t.lower()] for t in _linked_tables(ctx) if t.lower() in names] or list(ctx.schema.table_names)
-    return graph.connect(found)[:max_tables]
+        found = [names[t.lower()] for t in (linked() if linked else []) if t.lower() in names] \
+            or list(ctx.schema.table_names)
+    wanted = {t.lower() for t in found}
+    connectors = [t for t in graph.connect(found) if t.lower() not in wanted]
+    return (found + connectors)[:max_tables]
 
 
 def tables_read(sql: str, dialect: str) -> list[str]:
@@ -45,20 +48,12 @@ def tables_read(sql: str, dialect: str) -> list[str]:
         return []
     ctes = {cte.alias_or_name.lower() for cte in tree.find_all(exp.CTE)}
     seen: list[str] = []
-    for table in tree.find_all(exp.Table):
+    ordered = sorted(tree.find_all(exp.Table), key=lambda t: (t.this.meta.get("start", 0)
+                                                              if isinstance(t.this, exp.Expression) else 0))
+    for table in ordered:
         if table.name and table.name.lower() not in ctes and table.name not in seen:
             seen.append(table.name)
     return seen
-
-
-def _linked_tables(ctx: Context) -> list[str]:
-    from groundsql.linking.registry import link
-
-    try:
-        return link(ctx, "vector").table_names()
-    except (GroundsqlError, NotImplementedError) as exc:
-        log.warning("linking the Python stage's tables failed (%s); taking the schema's first tables", exc)
-        return []
 
 
 def join_pairs(graph: JoinGraph, tables: list[str], files: dict[str, str]) -> list[str]:
@@ -92,11 +87,12 @@ def shared_columns(fetch: Fetch) -> list[str]:
 
 
 def fetch_tables(ctx: Context, graph: JoinGraph, store: ViewStore, *, max_tables: int = 6,
-                 max_rows: int = 10_000, sql: str | None = None) -> Fetch:
+                 max_rows: int = 10_000, sql: str | None = None,
+                 linked: Callable[[], list[str]] | None = None) -> Fetch:
     """Fetch the question's tables (`input_tables`, from `sql` when given) whole into `store`; the key pairs go
     to `Fetch.joins`. A table that fails to read is left out, with the error in `Fetch.problems`."""
     fetch = Fetch(rounds=0)
-    tables = input_tables(ctx, graph, max_tables, sql)
+    tables = input_tables(ctx, graph, max_tables, sql, linked)
     files: dict[str, str] = {}
     for table in tables:
         schema_table = ctx.schema.table(table)

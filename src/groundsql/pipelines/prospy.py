@@ -215,7 +215,7 @@ def _table_analysis(ctx: Context, options: ProspyOptions, python_options: Python
     graph = ctx.catalog.join_graph if ctx.catalog is not None else declared_join_graph(ctx.schema)
     with ViewStore() as store:
         fetch = fetch_tables(ctx, graph, store, max_tables=options.input_tables, max_rows=options.view_rows,
-                             sql=draft.candidate.sql or None)
+                             sql=draft.candidate.sql or None, linked=lambda: _vector_tables(ctx))
         ctx.trace.note("prospy.python-stage", run=bool(fetch.views), mode=options.python, inputs="tables",
                        needs_analysis=needs_analysis(ctx.question))
         analysis = analyse(ctx, fetch, python_options) if fetch.views else None
@@ -232,6 +232,17 @@ def _table_analysis(ctx: Context, options: ProspyOptions, python_options: Python
     answer.notes.append(f"the Python stage failed ({failure}); the answer is the plain draft")
     answer.stages = {"draft": draft.candidate.sql}
     return answer
+
+
+def _vector_tables(ctx: Context) -> list[str]:
+    """The model-free `vector` linker's tables for the question ([] when it fails)."""
+    from groundsql.linking.registry import link
+
+    try:
+        return link(ctx, "vector").table_names()
+    except (GroundsqlError, NotImplementedError) as exc:
+        log.warning("linking the Python stage's tables failed (%s); taking the schema's tables", exc)
+        return []
 
 
 def _profile(ctx: Context, options: ProspyOptions) -> None:

@@ -11,6 +11,8 @@ Switches (each noted on the trace, so a run shows which path it took):
 - `view_example`: the example views in the prompt (`list`: the listing one only; `list_and_count`: the paper's
   listing and counting ones; `none`). The 1.5B copied the counting example's `COUNT(*) AS row_count` into seven
   of 13 answers; `example_check` removes such a column exactly when the question asks for no number.
+- `python_inputs=tables` (not in the paper): the Python stage reads the draft's tables whole, with their key
+  pairs, instead of the views of the fetching rounds (`analysis.table_inputs`); `views` is the paper's path.
 - `view_lineage`: each fetched view is described by its source columns and their descriptions.
 - `shape_repair`: the exact rewrites of the question-shape checks on an answer that is a view's SQL.
 - `draft=true` (the default; not in the paper): a plain one-call query first, the answer when it settles
@@ -78,9 +80,9 @@ class ProspyOptions(LinkOptions, LinkerChoice):
                            "sql_vote: direct SQL samples voted by result, no Python (ablation)")
     vote_samples: int = Field(5, ge=2, description="SQL samples voted on with fetching=sql_vote")
     python_inputs: Literal["tables", "views"] = Field(
-        "views", description="what the Python stage reads: tables (the question's tables, found without a model "
-                              "and connected along the join graph, each fetched whole with the keys they match on; "
-                              "a failed analysis answers with a plain draft) or views (the paper's: the views the "
+        "views", description="what the Python stage reads: tables (the tables a plain draft reads, else the "
+                              "vector linker's, connected along the join graph, each fetched whole with the keys "
+                              "they match on; a failed analysis answers with the draft) or views (the paper's: the views the "
                               "fetching rounds define)")
     input_tables: int = Field(6, ge=1, description="tables fetched whole with python_inputs=tables")
     view_example: Literal["list", "list_and_count", "none"] = Field(

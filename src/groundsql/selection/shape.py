@@ -49,7 +49,9 @@ phrasings; each states its evidence):
 ``same_branches`` a UNION / INTERSECT / EXCEPT of copies of one query (rewrite: where they share one literal list
                   with a value per branch, each branch keeps its own value);
 ``branch_join``   a branch of a UNION / INTERSECT / EXCEPT joins a table it uses nothing from, and the join changes
-                  the combined result (rewrite: the branches without it).
+                  the combined result (rewrite: the branches without it);
+``both_union``    'both A and B' answered with a UNION of two queries over the same columns and tables
+                  (rewrite: INTERSECT).
 A UNION / INTERSECT / EXCEPT is read only by the checks in `SET_OPERATION_CHECKS`; the others read one SELECT.
 """
 

@@ -15,6 +15,7 @@ from groundsql.selection.shapes import (
     aggregate_asked,
     anti_join,
     both_in,
+    both_union,
     both_values,
     branch_join,
     comparison_asked,
@@ -52,7 +53,7 @@ MODULES: list[ModuleType] = [
     unread_table, ungrouped, comparison_direction,
     # right by construction: the join graph, keys, the query tree and the stored values are the evidence
     anti_join, join_edge, value_grounding, units, both_in, entity_key, group_key, count_per_key,
-    key_join, sort_direction, age_direction, same_branches, branch_join,
+    key_join, sort_direction, age_direction, same_branches, branch_join, both_union,
 ]
 
 #: Check name (its module's name) → its function.
@@ -61,4 +62,4 @@ SHAPE_FUNCTIONS: dict[str, Callable[[QueryView], list[Finding]]] = {
 #: Every shape check, in the order they run.
 SHAPE_CHECKS: tuple[str, ...] = tuple(SHAPE_FUNCTIONS)
 #: The checks that read a UNION / INTERSECT / EXCEPT (its branches); the others read one SELECT only.
-SET_OPERATION_CHECKS: tuple[str, ...] = ("age_direction", "same_branches", "branch_join")
+SET_OPERATION_CHECKS: tuple[str, ...] = ("age_direction", "same_branches", "branch_join", "both_union")

@@ -1,0 +1,84 @@
+"""`both_union` on a crafted submissions database: 'both A and B' answered with a UNION of one query per condition
+is flagged, its INTERSECT rewrite returns the items with both, shape repair applies it; a UNION of two lists over
+different tables, an INTERSECT, and a question without 'both' stay silent."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from groundsql.catalog import build_catalog
+from groundsql.context import Context
+from groundsql.db import Database
+from groundsql.generation.refinement import execute_candidate
+from groundsql.generation.shape_repair import shape_repair
+from groundsql.models import ScriptedModel
+from groundsql.selection.shape import shape_findings
+from groundsql.selection.shapes import SET_OPERATION_CHECKS, SHAPE_CHECKS
+
+pytestmark = pytest.mark.integration
+
+
+@pytest.fixture(scope="module")
+def papers(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("both_union") / "papers.sqlite"
+    conn = sqlite3.connect(path)
+    conn.executescript("""
+        CREATE TABLE submission (submission_id INTEGER PRIMARY KEY, author TEXT, college TEXT, scores REAL);
+        CREATE TABLE teacher (teacher_id INTEGER PRIMARY KEY, name TEXT);
+        CREATE TABLE student (student_id INTEGER PRIMARY KEY, name TEXT);
+        INSERT INTO submission VALUES (1, 'Ann', 'Fisk', 95), (2, 'Bo', 'Fisk', 72), (3, 'Cy', 'Yale', 93),
+                                      (4, 'Di', 'Yale', 85), (5, 'Ed', 'Reed', 70), (6, 'Flo', 'Reed', 91);
+        INSERT INTO teacher VALUES (1, 'Gus'), (2, 'Hal');
+        INSERT INTO student VALUES (1, 'Ivy'), (2, 'Jo');
+    """)
+    conn.commit()
+    conn.close()
+    return path
+
+
+@pytest.fixture(scope="module")
+def catalog(papers: Path):
+    return build_catalog(Database(str(papers)), use_cache=False)
+
+
+def run(papers: Path, catalog, question: str, sql: str):
+    ctx = Context(question=question, db=Database(str(papers)), models={"default": ScriptedModel([])},
+                  catalog=catalog)
+    candidate = execute_candidate(ctx, sql, source="test")
+    assert candidate.ok, candidate.error
+    return ctx, candidate, [f for f in shape_findings(ctx, candidate) if f.check == "both_union"]
+
+
+QUESTION = "Show the colleges that have both authors with scores above 90 and authors with scores below 80."
+
+
+def test_a_union_answering_both_is_rewritten_as_an_intersection(papers, catalog) -> None:
+    assert "both_union" in SHAPE_CHECKS and "both_union" in SET_OPERATION_CHECKS
+    sql = "SELECT college FROM submission WHERE scores > 90 UNION SELECT college FROM submission WHERE scores < 80"
+    ctx, candidate, found = run(papers, catalog, QUESTION, sql)
+    assert len(candidate.result.rows) == 3  # every college meets one of the two
+    assert len(found) == 1 and "INTERSECT" in found[0].rewrite.upper()
+    repaired, _ = shape_repair(ctx, candidate)
+    assert sorted(repaired.result.rows) == [("Fisk",), ("Reed",)]
+
+
+@pytest.mark.parametrize(("question", "sql"), [
+    # two lists of different tables: a UNION is what 'both' asks for here
+    ("List the names of both the teachers and the students.",
+     "SELECT name FROM teacher UNION SELECT name FROM student"),
+    # already an intersection
+    (QUESTION, "SELECT college FROM submission WHERE scores > 90 INTERSECT "
+               "SELECT college FROM submission WHERE scores < 80"),
+    # no 'both' in the question
+    ("Show the colleges with an author scoring above 90 or below 80.",
+     "SELECT college FROM submission WHERE scores > 90 UNION SELECT college FROM submission WHERE scores < 80"),
+    # the branches show different columns
+    (QUESTION, "SELECT college FROM submission WHERE scores > 90 UNION SELECT author FROM submission "
+               "WHERE scores < 80"),
+])
+def test_unions_that_are_right_stay_silent(papers, catalog, question, sql) -> None:
+    _, _, found = run(papers, catalog, question, sql)
+    assert found == []

@@ -240,3 +240,51 @@ def test_a_string_literal_is_not_plain_so_the_second_framing_runs(music_db: Path
     model = ScriptedModel([COUNT_FRANCE, COUNT_FRANCE])
     answer = ask("How many singers are from France?", str(music_db), model=model, preset="auto")
     assert len(model.calls) == 2 and "plain" not in [n["stage"] for n in auto_notes(answer)]
+
+
+class SureModel(ScriptedModel):
+    """A scripted model that reports, like the embedded one, how probable it found each reply."""
+
+    def __init__(self, replies: list[str], least: float):
+        super().__init__(replies)
+        self.least = least
+
+    def _generate(self, messages, **kwargs):
+        from dataclasses import replace as with_fields
+
+        from groundsql.models.base import Likelihood
+
+        completion = super()._generate(messages, **kwargs)
+        return with_fields(completion, likelihoods=[Likelihood(mean=self.least / 2, least=self.least, tokens=9)
+                                                    for _ in completion.texts])
+
+
+@pytest.mark.integration
+def test_a_clean_answer_of_a_sure_draft_stops_at_one_call_with_the_confidence_it_has(music_db: Path) -> None:
+    model = SureModel([COUNT_FRANCE], least=-0.3)  # a string literal: not plain, but clean and sure
+    answer = ask("How many singers are from France?", str(music_db), model=model, preset="auto")
+    assert len(model.calls) == 1 and answer.result.rows == [(2,)]
+    assert [n["stage"] for n in auto_notes(answer)] == ["sure", "cheap"]
+    assert answer.stages == {"direct": answer.sql, "final": answer.sql}
+    cheap = auto_notes(answer)[-1]
+    assert cheap["draft_least"] == -0.3 and answer.confidence == cheap["confidence"]  # no escalation, whatever it is
+
+
+@pytest.mark.integration
+@pytest.mark.parametrize(("least", "options"), [(-2.0, {}), (-0.3, {"sure_draft": None}),
+                                                 (-0.3, {"second_when": "always"})])
+def test_an_unsure_draft_or_the_switch_off_makes_the_second_candidate(music_db: Path, least, options) -> None:
+    model = SureModel([COUNT_FRANCE, COUNT_FRANCE], least=least)
+    answer = ask("How many singers are from France?", str(music_db), model=model, preset="auto", options=options)
+    assert len(model.calls) == 2 and "sure" not in [n["stage"] for n in auto_notes(answer)]
+    assert answer.result.rows == [(2,)]
+
+
+@pytest.mark.integration
+def test_a_sure_draft_with_a_finding_is_not_the_answer_at_one_call(music_db: Path) -> None:
+    # 'how many' answered with a list: count_asked objects, so the sure draft goes on to the second candidate
+    listing = "```sql\nSELECT name FROM singer WHERE country = 'France'\n```"
+    model = SureModel([listing, COUNT_FRANCE], least=-0.1)
+    model.default = COUNT_FRANCE
+    answer = ask("How many singers are from France?", str(music_db), model=model, preset="auto")
+    assert len(model.calls) >= 2 and "sure" not in [n["stage"] for n in auto_notes(answer)]

@@ -9,7 +9,10 @@
    returned rows, drew no finding and no exact repair, reads one table with no subquery and filters on no string
    literal. On the open sample the embedded model's plain answers were right 44 times in 45 (the `auto`
    benchmark, `benchmarks/results/auto/auto.md`), so they stop at one call (`second_when=always`: the second
-   framing on every question).
+   framing on every question). So does a *sure* clean answer (`sure_draft`): it ran, returned rows, drew no
+   finding and no exact repair, and no token of the model's first draft had a log-probability below -0.8; it is
+   the answer with the confidence it has, neither a second candidate nor an escalation is spent on it (on the
+   training databases they changed 1 in 90 of those answers; `benchmarks/results/one_call/`).
 3. Exact findings on both (question-shape and sanity checks, `selection.shape`, `selection.checks`).
 4. **Stop** when the two return the same rows and no check objects: two calls. The `advisory_checks` (`row_loss`,
    `type_trap`) only warn: on the training folds, escalating on them turned 5 right answers wrong and none right.
@@ -47,7 +50,7 @@ from groundsql.linking.presql import subset_from_drafts
 from groundsql.pipelines.registry import preset
 from groundsql.pipelines.ssev import SsevOptions, ssev
 from groundsql.selection import select
-from groundsql.selection.calibration import Signals, confidence, query_signals, signals_for
+from groundsql.selection.calibration import Signals, confidence, draft_likelihood, query_signals, signals_for
 from groundsql.selection.checks import (
     ADVISORY_CHECKS,
     CHECKS,
@@ -66,6 +69,12 @@ EscalationStep = Literal["focused", "shaped", "postsql", "findings", "sample"]
 FRAMED_STEPS = ("focused", "shaped")
 #: The escalation's extra candidates by default, in the order they are tried.
 ESCALATION_STEPS: tuple[EscalationStep, ...] = ("focused", "findings")
+#: `sure_draft`'s default, chosen on the training databases only (`benchmarks/one_call_replay.py` over the recorded
+#: `auto` answers of 431 training questions, among -0.5, -0.7, -0.8, -1.0 and -1.5): at -0.8 the answers that stop
+#: at one call go from 32% to 53% of the questions for one answer lost (the second candidate and escalation won 1
+#: of the 90 more that stop); -0.7 loses none but stops on 47%, -1.0 stops on 60% and holds fewer answers at
+#: confidence 0.8 or more (58% against 64%).
+SURE_DRAFT_LEAST = -0.8
 
 
 class AutoOptions(SsevOptions, StructureExampleOptions):
@@ -82,6 +91,12 @@ class AutoOptions(SsevOptions, StructureExampleOptions):
         "unsure", description="unsure: the second candidate only when the first is not plain (it failed, returned "
                               "no rows, drew a finding or an exact repair, joins, nests or filters on a string "
                               "literal); always: on every question")
+    sure_draft: float | None = Field(
+        SURE_DRAFT_LEAST, le=0.0,
+        description="a first answer that ran, returned rows and drew no finding and no exact repair is the answer "
+                    "at one call (no second candidate, no escalation, its confidence as it stands) when no token "
+                    "of the model's first draft had a log-probability below this (none: only plain answers stop "
+                    "at one call; a remote model that reports no likelihoods never qualifies)")
     escalate_below: float = Field(0.8, ge=0.0, le=1.0, description="escalate when the cheap confidence is below "
                                                                    "this (disagreement or a finding always is)")
     abstain_below: float = Field(0.7, ge=0.0, le=1.0, description="flag (with clarify: ask back) below this "
@@ -131,10 +146,16 @@ def auto(ctx: Context, options: AutoOptions) -> Answer:
     cheap = [first]
     first_findings = _findings(ctx, first, options)
     second_kind = options.second if options.second_candidate else "none"
-    if second_kind != "none" and options.second_when == "unsure" and _plain(ctx, first, first_findings):
-        ctx.trace.note("auto", stage="plain", reason="one table, no string literal, no finding or repair: "
-                                                     "no second candidate")
-        second_kind = "none"
+    sure = False
+    if second_kind != "none" and options.second_when == "unsure":
+        if _plain(ctx, first, first_findings):
+            ctx.trace.note("auto", stage="plain", reason="one table, no string literal, no finding or repair: "
+                                                         "no second candidate")
+            second_kind = "none"
+        elif _sure(ctx, first, first_findings, options.sure_draft):
+            ctx.trace.note("auto", stage="sure", reason=f"clean, and no draft token below log-probability "
+                                                        f"{options.sure_draft}: the answer at one call")
+            second_kind, sure = "none", True
     if second_kind != "none":
         second = _second_candidate(ctx, second_kind, first, schema_text, options)
         if second is not None:
@@ -149,7 +170,8 @@ def auto(ctx: Context, options: AutoOptions) -> Answer:
     stages = {"direct": first.sql}
     if len(cheap) > 1:
         stages[cheap[1].source] = cheap[1].sql
-    settled = agree is not False and not findings[id(chosen)] and score >= options.escalate_below and chosen.ok
+    settled = sure or (agree is not False and not findings[id(chosen)] and score >= options.escalate_below
+                       and chosen.ok)
     if settled or not _may_escalate(ctx, options):
         answer = build_answer(ctx, chosen, cheap, confidence=score, options=_unflagged(options))
         final_findings = findings[id(chosen)]
@@ -195,6 +217,16 @@ def _plain(ctx: Context, candidate: Candidate, findings: list[Finding]) -> bool:
         return False
     signals = query_signals(candidate.sql, ctx.question, ctx.db.dialect)
     return signals["complexity"] == 0 and signals["literals"] == 0
+
+
+def _sure(ctx: Context, candidate: Candidate, findings: list[Finding], least: float | None) -> bool:
+    """A clean answer (ran, rows, no finding, no exact repair) of a draft the model was sure of: no token of the
+    first draft below log-probability `least` (on the training databases, more calls on such answers changed 1 in
+    90 of them; a lower confidence alone is no reason for another call)."""
+    if least is None or not (candidate.ok and candidate.result.row_count) or findings or candidate.repairs:
+        return False
+    draft = draft_likelihood(ctx.trace)
+    return draft is not None and draft["least"] >= least
 
 
 def _findings(ctx: Context, candidate: Candidate, options: AutoOptions) -> list[Finding]:

@@ -51,7 +51,8 @@ phrasings; each states its evidence):
 ``branch_join``   a branch of a UNION / INTERSECT / EXCEPT joins a table it uses nothing from, and the join changes
                   the combined result (rewrite: the branches without it);
 ``both_union``    'both A and B' answered with a UNION of two queries over the same columns and tables
-                  (rewrite: INTERSECT).
+                  (rewrite: INTERSECT);
+``table_literal`` a filter on a literal that is the name of a table the query reads (rewrite: without it).
 A UNION / INTERSECT / EXCEPT is read only by the checks in `SET_OPERATION_CHECKS`; the others read one SELECT.
 """
 

@@ -38,6 +38,7 @@ from groundsql.selection.shapes import (
     sort_direction,
     star,
     superlative,
+    table_literal,
     unasked_limit,
     ungrouped,
     units,
@@ -53,7 +54,7 @@ MODULES: list[ModuleType] = [
     unread_table, ungrouped, comparison_direction,
     # right by construction: the join graph, keys, the query tree and the stored values are the evidence
     anti_join, join_edge, value_grounding, units, both_in, entity_key, group_key, count_per_key,
-    key_join, sort_direction, age_direction, same_branches, branch_join, both_union,
+    key_join, sort_direction, age_direction, same_branches, branch_join, both_union, table_literal,
 ]
 
 #: Check name (its module's name) → its function.

@@ -59,6 +59,9 @@ THREADS_1 = {"GROUNDSQL_THREADS": "1"}
 BENCHMARKS: dict[str, Benchmark] = {b.name: b for b in [
     Benchmark("accuracy", "execution accuracy of the presets on 150 open Spider dev questions (seed 2026)",
               (Step("accuracy.py", ("--presets", "baseline,ssev,auto"), env=THREADS_1),), "accuracy.md", RESUMABLE),
+    Benchmark("ablation", "one table per seed preset: a row per switch on the same questions, beside one call and refine",
+              (Step("ablation.py"),), "ablation.md",
+              "yes: each row is a pinned `groundsql eval` run that continues where it stopped (its command.txt)"),
     Benchmark("analytics", "multi-step analytics questions of our own (demo shop, Chinook)",
               (Step("analytics.py", ("--presets", "ssev,prospy", "--limit", "8"), env=THREADS_1),),
               "analytics.md", RESUMABLE),

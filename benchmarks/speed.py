@@ -24,6 +24,7 @@ import contextlib
 import json
 import os
 import platform
+import shutil
 import subprocess
 import sys
 import time
@@ -211,9 +212,19 @@ def cmd_run(args: argparse.Namespace) -> int:
                   f"eval={usage.get('prompt_tokens', 0) - usage.get('cached_prompt_tokens', 0)} "
                   f"gen={usage.get('completion_tokens')}", flush=True)
 
-        evaluate(args.dataset, preset=preset, model=model, out=run_dir, progress=progress, sample=args.n,
-                 seed=args.seed, limit=args.limit, ids=args.ids.split(",") if args.ids else None,
-                 options=options, report=False)
+        selection = {"sample": args.n, "seed": args.seed, "limit": args.limit,
+                     "ids": args.ids.split(",") if args.ids else None}
+        if args.warm:  # the same questions once, untimed, so each database's prompt prefix is in the state cache
+            print(f"  {preset}: warm-up pass (not recorded)", flush=True)
+            evaluate(args.dataset, preset=preset, model=model, out=run_dir / "warmup", options=options, report=False,
+                     **selection)
+            model.calls.clear()
+            shutil.rmtree(run_dir / "warmup", ignore_errors=True)
+            with (run_dir / "command.txt").open("a", encoding="utf-8") as handle:
+                handle.write("# warm: the same questions answered once before this timed pass (prefix cache "
+                             "warm; no reply store)\n")
+        evaluate(args.dataset, preset=preset, model=model, out=run_dir, progress=progress, options=options,
+                 report=False, **selection)
     return 0
 
 
@@ -552,6 +563,9 @@ def main(argv: list[str] | None = None) -> int:
     run.add_argument("--limit", type=int, default=5, help="the first LIMIT questions of the sample")
     run.add_argument("--ids", default=None)
     run.add_argument("--option", action="append", default=[], metavar="KEY=VALUE")
+    run.add_argument("--warm", action="store_true",
+                     help="answer the questions once, untimed, before the timed pass (a warm prefix cache: each "
+                          "database's prompt prefix already read, as for a user's second question)")
     run.add_argument("--dataset", type=Path, default=DEFAULT_SPIDER)
     lookup = sub.add_parser("lookup", help="replay recorded requests with prompt lookup off and on")
     lookup.add_argument("--label", required=True, help="where lookup.jsonl is written")

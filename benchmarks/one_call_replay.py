@@ -42,7 +42,7 @@ class Item:
     lone_confidence: float
 
 
-def load(run: str) -> list[Item]:
+def load(run: str, runs_dir: Path | None = None) -> list[Item]:
     """Every answer of one run (`SPLIT/LABEL@COMMIT` under the generalization runs), its first candidate re-checked."""
     from groundsql.catalog import build_catalog
     from groundsql.context import Context
@@ -56,7 +56,7 @@ def load(run: str) -> list[Item]:
     paths = {q.db_id: q.db_path for q in load_dataset(SPLITS[run.split("/", 1)[0]]).questions if q.db_path}
     catalogs: dict[str, Any] = {}
     items = []
-    for line in (RUNS / run / "results.jsonl").read_text().splitlines():
+    for line in ((runs_dir or RUNS) / run / "results.jsonl").read_text().splitlines():
         record = json.loads(line) if line.strip() else None
         if not record:
             continue

@@ -4,19 +4,15 @@ different tables, an INTERSECT, and a question without 'both' stay silent."""
 
 from __future__ import annotations
 
-import sqlite3
 from pathlib import Path
 
 import pytest
 
 from groundsql.catalog import build_catalog
-from groundsql.context import Context
 from groundsql.db import Database
-from groundsql.generation.refinement import execute_candidate
 from groundsql.generation.shape_repair import shape_repair
-from groundsql.models import ScriptedModel
-from groundsql.selection.shape import shape_findings
 from groundsql.selection.shapes import SET_OPERATION_CHECKS, SHAPE_CHECKS
+from tests.selection.helpers import checked, sqlite_file
 
 pytestmark = pytest.mark.integration
 
@@ -24,8 +20,7 @@ pytestmark = pytest.mark.integration
 @pytest.fixture(scope="module")
 def papers(tmp_path_factory) -> Path:
     path = tmp_path_factory.mktemp("both_union") / "papers.sqlite"
-    conn = sqlite3.connect(path)
-    conn.executescript("""
+    return sqlite_file(path, """
         CREATE TABLE submission (submission_id INTEGER PRIMARY KEY, author TEXT, college TEXT, scores REAL);
         CREATE TABLE teacher (teacher_id INTEGER PRIMARY KEY, name TEXT);
         CREATE TABLE student (student_id INTEGER PRIMARY KEY, name TEXT);
@@ -34,9 +29,6 @@ def papers(tmp_path_factory) -> Path:
         INSERT INTO teacher VALUES (1, 'Gus'), (2, 'Hal');
         INSERT INTO student VALUES (1, 'Ivy'), (2, 'Jo');
     """)
-    conn.commit()
-    conn.close()
-    return path
 
 
 @pytest.fixture(scope="module")
@@ -45,11 +37,7 @@ def catalog(papers: Path):
 
 
 def run(papers: Path, catalog, question: str, sql: str):
-    ctx = Context(question=question, db=Database(str(papers)), models={"default": ScriptedModel([])},
-                  catalog=catalog)
-    candidate = execute_candidate(ctx, sql, source="test")
-    assert candidate.ok, candidate.error
-    return ctx, candidate, [f for f in shape_findings(ctx, candidate) if f.check == "both_union"]
+    return checked(papers, catalog, question, sql, "both_union")
 
 
 QUESTION = "Show the colleges that have both authors with scores above 90 and authors with scores below 80."

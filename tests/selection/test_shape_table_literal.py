@@ -4,19 +4,15 @@ name, and a query without such a filter stay silent."""
 
 from __future__ import annotations
 
-import sqlite3
 from pathlib import Path
 
 import pytest
 
 from groundsql.catalog import build_catalog
-from groundsql.context import Context
 from groundsql.db import Database
-from groundsql.generation.refinement import execute_candidate
 from groundsql.generation.shape_repair import shape_repair
-from groundsql.models import ScriptedModel
-from groundsql.selection.shape import shape_findings
 from groundsql.selection.shapes import SHAPE_CHECKS
+from tests.selection.helpers import checked, sqlite_file
 
 pytestmark = pytest.mark.integration
 
@@ -24,8 +20,7 @@ pytestmark = pytest.mark.integration
 @pytest.fixture(scope="module")
 def events(tmp_path_factory) -> Path:
     path = tmp_path_factory.mktemp("table_literal") / "events.sqlite"
-    conn = sqlite3.connect(path)
-    conn.executescript("""
+    return sqlite_file(path, """
         CREATE TABLE participants (participant_id INTEGER PRIMARY KEY, type_code TEXT, details TEXT);
         CREATE TABLE events (event_id INTEGER PRIMARY KEY, title TEXT);
         CREATE TABLE participants_in_events (event_id INTEGER REFERENCES events(event_id),
@@ -35,9 +30,6 @@ def events(tmp_path_factory) -> Path:
         INSERT INTO events VALUES (1, 'Fair'), (2, 'Race');
         INSERT INTO participants_in_events VALUES (1, 1), (1, 2), (2, 2), (2, 3), (2, 4);
     """)
-    conn.commit()
-    conn.close()
-    return path
 
 
 @pytest.fixture(scope="module")
@@ -46,11 +38,7 @@ def catalog(events: Path):
 
 
 def run(events: Path, catalog, question: str, sql: str):
-    ctx = Context(question=question, db=Database(str(events)), models={"default": ScriptedModel([])},
-                  catalog=catalog)
-    candidate = execute_candidate(ctx, sql, source="test")
-    assert candidate.ok, candidate.error
-    return ctx, candidate, [f for f in shape_findings(ctx, candidate) if f.check == "table_literal"]
+    return checked(events, catalog, question, sql, "table_literal")
 
 
 def test_a_filter_on_the_name_of_a_read_table_is_dropped(events, catalog) -> None:

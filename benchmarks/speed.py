@@ -214,18 +214,35 @@ def cmd_run(args: argparse.Namespace) -> int:
 
         selection = {"sample": args.n, "seed": args.seed, "limit": args.limit,
                      "ids": args.ids.split(",") if args.ids else None}
-        if args.warm:  # the same questions once, untimed, so each database's prompt prefix is in the state cache
-            print(f"  {preset}: warm-up pass (not recorded)", flush=True)
+        if args.warm:  # other questions of the same databases first, untimed: each schema prefix is in the cache
+            warm_ids = warm_up_ids(args.dataset, selection)
+            print(f"  {preset}: warm-up on {len(warm_ids)} other questions of the same databases (not recorded)",
+                  flush=True)
             evaluate(args.dataset, preset=preset, model=model, out=run_dir / "warmup", options=options, report=False,
-                     **selection)
+                     ids=warm_ids)
             model.calls.clear()
             shutil.rmtree(run_dir / "warmup", ignore_errors=True)
             with (run_dir / "command.txt").open("a", encoding="utf-8") as handle:
-                handle.write("# warm: the same questions answered once before this timed pass (prefix cache "
-                             "warm; no reply store)\n")
+                handle.write(f"# warm: questions {','.join(warm_ids)} of the same databases answered first, untimed "
+                             "(each schema prefix in the state cache, the timed questions never asked before; no "
+                             "reply store)\n")
         evaluate(args.dataset, preset=preset, model=model, out=run_dir, progress=progress, options=options,
                  report=False, **selection)
     return 0
+
+
+def warm_up_ids(dataset: Path, selection: dict[str, Any], per_database: int = 2) -> list[str]:
+    """Ids of `per_database` other questions on each database of the timed ones: asked first, they leave each
+    database's prompt prefix in the state cache without answering a timed question in advance."""
+    from groundsql.evaluation.datasets import load_dataset, select
+
+    questions = load_dataset(dataset).questions
+    timed = select(select(questions, sample=selection["sample"], seed=selection["seed"]), ids=selection["ids"],
+                   limit=selection["limit"])
+    timed_ids, picked = {str(q.id) for q in timed}, []
+    for database in dict.fromkeys(q.db_id for q in timed):
+        picked += [str(q.id) for q in questions if q.db_id == database and str(q.id) not in timed_ids][:per_database]
+    return picked
 
 
 # -- prompt lookup A/B ---------------------------------------------------------------------------------------------
@@ -564,8 +581,8 @@ def main(argv: list[str] | None = None) -> int:
     run.add_argument("--ids", default=None)
     run.add_argument("--option", action="append", default=[], metavar="KEY=VALUE")
     run.add_argument("--warm", action="store_true",
-                     help="answer the questions once, untimed, before the timed pass (a warm prefix cache: each "
-                          "database's prompt prefix already read, as for a user's second question)")
+                     help="first answer other questions of the same databases, untimed (a warm prefix cache: each "
+                          "database's prompt prefix already read, as for a user's next question)")
     run.add_argument("--dataset", type=Path, default=DEFAULT_SPIDER)
     lookup = sub.add_parser("lookup", help="replay recorded requests with prompt lookup off and on")
     lookup.add_argument("--label", required=True, help="where lookup.jsonl is written")

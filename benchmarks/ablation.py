@@ -23,6 +23,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from groundsql.evaluation.summary import percentile
+
 REPO = Path(__file__).resolve().parents[1]
 ROOT = REPO / "benchmarks" / "results" / "ablation"
 REFERENCES = ("baseline", "refine")
@@ -40,11 +42,6 @@ def load_rows(preset_dir: Path) -> dict[str, dict[int, dict[str, Any]]]:
     return dict(sorted(rows.items(), key=lambda item: (not item[0].startswith("default@"), item[0])))
 
 
-def _percentile(values: list[float], share: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(round(share * (len(ordered) - 1))))] if ordered else 0.0
-
-
 def summary(records: list[dict[str, Any]]) -> dict[str, Any]:
     seconds = [r.get("elapsed_s") or 0.0 for r in records]
     return {"n": len(records), "right": sum(bool(r["correct"]) for r in records),
@@ -52,7 +49,7 @@ def summary(records: list[dict[str, Any]]) -> dict[str, Any]:
             "evaluated": statistics.mean(r["usage"].get("evaluated_prompt_tokens", 0) for r in records)
             if records else 0.0,
             "generated": statistics.mean(r["usage"].get("completion_tokens", 0) for r in records) if records else 0.0,
-            "p50": _percentile(seconds, 0.5), "p90": _percentile(seconds, 0.9)}
+            "p50": percentile(seconds, 50), "p90": percentile(seconds, 90)}
 
 
 def diff(rows: dict[int, dict[str, Any]], against: dict[int, dict[str, Any]], ids: list[int]) -> tuple[list, list]:

@@ -18,7 +18,6 @@ import argparse
 import json
 import shlex
 import statistics
-import subprocess
 import sys
 from collections import defaultdict
 from dataclasses import dataclass, replace
@@ -162,8 +161,9 @@ def main(argv: list[str] | None = None) -> int:
     for run in args.runs.split(","):
         items = load(run)
         results[run] = {"recorded": replay(items, None)} | {f"{t:g}": replay(items, t) for t in thresholds}
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True,
-                            text=True).stdout.strip()
+    from provenance import current_commit
+
+    commit = current_commit()
     command = "python benchmarks/one_call_replay.py " + shlex.join(argv if argv is not None else sys.argv[1:])
     text = render(results, command, commit)
     args.out.parent.mkdir(parents=True, exist_ok=True)

@@ -43,6 +43,7 @@ def test_the_stop_answers_with_the_first_candidate_where_its_draft_was_sure(runs
 
 def test_the_report_keeps_its_reading(runs: Path, tmp_path: Path, monkeypatch) -> None:
     monkeypatch.setattr(one_call_replay, "RUNS", runs)
+    monkeypatch.syspath_prepend(str(Path(one_call_replay.__file__).parent))  # a script's `provenance` import
     out = tmp_path / "report" / "one_call.md"
     out.parent.mkdir()
     out.write_text(f"old table\n\n{one_call_replay.NOTES_MARKER}\nkept by hand\n")

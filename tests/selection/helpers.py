@@ -1,8 +1,7 @@
-"""What the shape-check tests share: a crafted SQLite file, and one query run and checked as a preset would."""
+"""What the shape-check tests share: one query run and checked as a preset would."""
 
 from __future__ import annotations
 
-import sqlite3
 from pathlib import Path
 
 from groundsql.context import Context
@@ -10,15 +9,6 @@ from groundsql.db import Database
 from groundsql.generation.refinement import execute_candidate
 from groundsql.models import ScriptedModel
 from groundsql.selection.shape import shape_findings
-
-
-def sqlite_file(path: Path, script: str) -> Path:
-    """A SQLite database at `path` made by `script`."""
-    conn = sqlite3.connect(path)
-    conn.executescript(script)
-    conn.commit()
-    conn.close()
-    return path
 
 
 def checked(path: Path, catalog, question: str, sql: str, check: str):

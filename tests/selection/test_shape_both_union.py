@@ -12,7 +12,8 @@ from groundsql.catalog import build_catalog
 from groundsql.db import Database
 from groundsql.generation.shape_repair import shape_repair
 from groundsql.selection.shapes import SET_OPERATION_CHECKS, SHAPE_CHECKS
-from tests.selection.helpers import checked, sqlite_file
+from tests.conftest import sqlite_from_script
+from tests.selection.helpers import checked
 
 pytestmark = pytest.mark.integration
 
@@ -20,7 +21,7 @@ pytestmark = pytest.mark.integration
 @pytest.fixture(scope="module")
 def papers(tmp_path_factory) -> Path:
     path = tmp_path_factory.mktemp("both_union") / "papers.sqlite"
-    return sqlite_file(path, """
+    return sqlite_from_script(path, """
         CREATE TABLE submission (submission_id INTEGER PRIMARY KEY, author TEXT, college TEXT, scores REAL);
         CREATE TABLE teacher (teacher_id INTEGER PRIMARY KEY, name TEXT);
         CREATE TABLE student (student_id INTEGER PRIMARY KEY, name TEXT);

@@ -12,7 +12,8 @@ from groundsql.catalog import build_catalog
 from groundsql.db import Database
 from groundsql.generation.shape_repair import shape_repair
 from groundsql.selection.shapes import SHAPE_CHECKS
-from tests.selection.helpers import checked, sqlite_file
+from tests.conftest import sqlite_from_script
+from tests.selection.helpers import checked
 
 pytestmark = pytest.mark.integration
 
@@ -20,7 +21,7 @@ pytestmark = pytest.mark.integration
 @pytest.fixture(scope="module")
 def events(tmp_path_factory) -> Path:
     path = tmp_path_factory.mktemp("table_literal") / "events.sqlite"
-    return sqlite_file(path, """
+    return sqlite_from_script(path, """
         CREATE TABLE participants (participant_id INTEGER PRIMARY KEY, type_code TEXT, details TEXT);
         CREATE TABLE events (event_id INTEGER PRIMARY KEY, title TEXT);
         CREATE TABLE participants_in_events (event_id INTEGER REFERENCES events(event_id),

@@ -455,11 +455,16 @@ def cmd_report(args: argparse.Namespace) -> int:
             answered.setdefault(run_dir.name, []).append({r["id"] for r in _read_jsonl(run_dir / "results.jsonl")})
     common = {preset: set.intersection(*sets) for preset, sets in answered.items()}
     for label_dir in labels:
-        rows = preset_rows(label_dir, common)
+        shared = preset_rows(label_dir, common)
+        # a label that answered more questions than every label shares also shows its own full set
+        counts = {r["preset"]: r["n"] for r in shared}
+        own = [r | {"preset": f"{r['preset']} (all its questions)"} for r in preset_rows(label_dir)
+               if r["n"] > counts.get(r["preset"], 0)]
+        rows = shared + own
         limits = json.loads((label_dir / "limit.json").read_text()) if (label_dir / "limit.json").exists() else []
         if not rows and not (label_dir / "lookup.jsonl").exists():
             continue
-        plot[label_dir.name] = rows
+        plot[label_dir.name] = shared
         lines.append(f"## {label_dir.name}")
         lines.append("")
         for limit in limits:

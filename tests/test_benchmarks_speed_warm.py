@@ -20,3 +20,28 @@ def test_the_warm_up_asks_other_questions_of_the_same_databases() -> None:
     databases = {q.db_id for q in timed}
     assert warm and not set(warm) & {str(q.id) for q in timed}
     assert {by_id[i].db_id for i in warm} == databases and len(warm) == 2 * len(databases)
+
+
+def _label(root, label: str, ids: list[int]) -> None:
+    import json
+
+    run = root / label / "baseline"
+    run.mkdir(parents=True)
+    usage = {"prompt_tokens": 100, "completion_tokens": 10, "llm_calls": 1, "cached_prompt_tokens": 40}
+    (run / "results.jsonl").write_text("".join(
+        json.dumps({"id": i, "correct": True, "elapsed_s": 1.0 + i, "usage": usage}) + "\n" for i in ids))
+    (run / "requests.jsonl").write_text("".join(
+        json.dumps({"id": i, "step": "generate", "prompt_s": 0.5, "generation_s": 0.5, "evaluated_tokens": 60,
+                    "completion_tokens": 10}) + "\n" for i in ids))
+
+
+def test_the_report_shows_a_label_on_all_its_questions_beside_the_shared_ones(tmp_path, monkeypatch) -> None:
+    _label(tmp_path, "old", [1])
+    _label(tmp_path, "new", [1, 2, 3])
+    monkeypatch.setattr(speed, "RESULTS", tmp_path)
+    speed.cmd_report(None)
+    text = (tmp_path / "speed.md").read_text()
+    new = text.split("## new", 1)[1].split("## old", 1)[0]
+    old = text.split("## old", 1)[1].split("## Where", 1)[0]
+    assert "| baseline | 1 |" in new and "| baseline (all its questions) | 3 |" in new
+    assert "| baseline | 1 |" in old and "all its questions" not in old

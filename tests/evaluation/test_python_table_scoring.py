@@ -74,7 +74,9 @@ def test_a_right_python_table_scores_right_though_its_views_alone_are_wrong(data
     # the view (name, total) is not the answer; scored as SQL it is wrong, and the ablation shows the step
     assert record["stages"] == {"view": {"sql": record["stages"]["view"]["sql"], "correct": False},
                                 "python": {"sql": None, "correct": True}}
-    assert record["python"] == {"ran": True, "attempts": 1, "ok": True}
+    python = record["python"]
+    assert (python["ran"], python["attempts"], python["ok"], python["problem"]) == (True, 1, True, None)
+    assert "singer_sales.csv" in python["code"]  # the code the answer came from, kept for reading it later
     assert summary["ex"] == 100.0
     assert summary["python_stage"] == {"answers": 1, "ran": 1, "ok": 1, "scored": 1, "correct": 1}
     assert summary["stages"] == {"view": {"n": 1, "ex": 0.0}, "python": {"n": 1, "ex": 100.0}}
@@ -103,7 +105,9 @@ def test_when_python_fails_the_view_s_sql_is_scored_as_before(dataset: Path, tmp
     record, summary = run_one(dataset, tmp_path / "run", 1, ["plan", batch(SALES), BOOM, BOOM, BOOM],
                               python="always")  # a totals question: python=auto would not run the stage
     assert "scored" not in record and record["correct"] is True  # the fallback view answers the totals question
-    assert record["python"] == {"ran": True, "attempts": 3, "ok": False}
+    python = record["python"]
+    assert (python["ran"], python["attempts"], python["ok"]) == (True, 3, False)
+    assert "nope" in python["problem"]  # the last attempt's failure, as the trace noted it
     assert list(record["stages"]) == ["view"]
     assert summary["python_stage"] == {"answers": 1, "ran": 1, "ok": 0, "scored": 0, "correct": 0}
 
@@ -112,7 +116,7 @@ def test_when_a_view_answers_python_does_not_run(dataset: Path, tmp_path: Path) 
     record, summary = run_one(dataset, tmp_path / "run", 1, ["plan", batch(SALES, answer="singer_sales")],
                               draft=False)  # the paper's path: the view answers
     assert "scored" not in record and record["correct"] is True
-    assert record["python"] == {"ran": False, "attempts": 0, "ok": False}
+    assert record["python"] == {"ran": False, "attempts": 0, "ok": False, "code": None, "problem": None}
     assert summary["python_stage"]["ran"] == 0
 
 

@@ -702,9 +702,11 @@ class EngineGold:
 
 
 def _python_stage(answer: Answer, trace: Trace) -> dict[str, Any]:
-    """Whether the answer's Python stage ran, how many attempts it made, and whether its table is the answer."""
-    return {"ran": answer.python_code is not None, "attempts": len(trace.notes("prospy.python")),
-            "ok": answer.result_source == "python"}
+    """Whether the answer's Python stage ran, how many attempts it made, whether its table is the answer, and what
+    to read when it is wrong: the code of its last attempt and the last attempt's problem (None when it ran)."""
+    attempts = trace.notes("prospy.python")
+    return {"ran": answer.python_code is not None, "attempts": len(attempts), "ok": answer.result_source == "python",
+            "code": answer.python_code, "problem": attempts[-1].get("problem") if attempts else None}
 
 
 def _engine_display(template: str) -> str:

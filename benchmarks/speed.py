@@ -134,22 +134,34 @@ def recording_model(inner: Any) -> Any:
 # -- llama.cpp's own throughput -------------------------------------------------------------------------------
 
 
-def llama_limit(model: Any, *, prompt_tokens: int = 512, generate_tokens: int = 64, repeats: int = 2) -> dict:
+def llama_limit(model: Any, *, prompt_tokens: int = 512, generate_tokens: int = 64, repeats: int = 2,
+                tail_tokens: int = 64, tail_after: int = 768) -> dict:
     """llama-bench's two figures through llama-cpp-python: reading `prompt_tokens` tokens from an empty context
-    in n_batch chunks (logits of the last only), and decoding `generate_tokens` tokens one at a time."""
+    in n_batch chunks (logits of the last only), and decoding `generate_tokens` tokens one at a time; and a third,
+    the shape of a warm call: reading a `tail_tokens` tail after `tail_after` tokens already in the KV cache (a
+    short batch deep in the context reads slower per token than a long one from the start)."""
     llama = model._load()
     text = (REPO / "src" / "groundsql" / "prompts" / "sql_system.txt").read_text(encoding="utf-8")
     spider = DEFAULT_SPIDER / "tables.json"
     if spider.exists():
         text += spider.read_text(encoding="utf-8")[:20000]
-    tokens = llama.tokenize(text.encode("utf-8"), add_bos=False)[:prompt_tokens]
-    pp, tg = [], []
+    everything = llama.tokenize(text.encode("utf-8"), add_bos=False)
+    tokens = everything[:prompt_tokens]
+    prefix, tail = everything[:tail_after], everything[tail_after: tail_after + tail_tokens]
+    pp, tg, tails = [], [], []
     for _ in range(repeats):
         llama.reset()
         llama._ctx.kv_cache_seq_rm(-1, 0, -1)
         started = time.perf_counter()
         llama.eval(tokens)
         pp.append(len(tokens) / (time.perf_counter() - started))
+        if len(tail) == tail_tokens:
+            llama.reset()
+            llama._ctx.kv_cache_seq_rm(-1, 0, -1)
+            llama.eval(prefix)
+            started = time.perf_counter()
+            llama.eval(tail)
+            tails.append(len(tail) / (time.perf_counter() - started))
         llama.reset()
         llama._ctx.kv_cache_seq_rm(-1, 0, -1)
         llama.eval(tokens[:1])
@@ -161,7 +173,9 @@ def llama_limit(model: Any, *, prompt_tokens: int = 512, generate_tokens: int = 
     llama._ctx.kv_cache_seq_rm(-1, 0, -1)
     return {"prompt_tokens": len(tokens), "generate_tokens": generate_tokens, "repeats": repeats,
             "prompt_tok_s": round(max(pp), 2), "generation_tok_s": round(max(tg), 2),
-            "prompt_tok_s_all": [round(x, 2) for x in pp], "generation_tok_s_all": [round(x, 2) for x in tg]}
+            "prompt_tok_s_all": [round(x, 2) for x in pp], "generation_tok_s_all": [round(x, 2) for x in tg]} | (
+        {"tail_tokens": tail_tokens, "tail_after": tail_after, "tail_tok_s": round(max(tails), 2),
+         "tail_tok_s_all": [round(x, 2) for x in tails]} if tails else {})
 
 
 # -- run --------------------------------------------------------------------------------------------------------
@@ -468,10 +482,12 @@ def cmd_report(args: argparse.Namespace) -> int:
         lines.append(f"## {label_dir.name}")
         lines.append("")
         for limit in limits:
+            tail = (f", a {limit['tail_tokens']}-token tail after {limit['tail_after']} cached tokens "
+                    f"{limit['tail_tok_s']:.1f} tok/s (runs {limit['tail_tok_s_all']})" if "tail_tok_s" in limit else "")
             lines.append(f"- llama.cpp limit ({limit.get('model')}, {limit.get('threads')} thread(s), "
                          f"{limit.get('when')}): prompt {limit['prompt_tok_s']:.1f} tok/s "
-                         f"(runs {limit['prompt_tok_s_all']}), generation {limit['generation_tok_s']:.1f} tok/s "
-                         f"(runs {limit['generation_tok_s_all']})")
+                         f"(runs {limit['prompt_tok_s_all']}){tail}, generation {limit['generation_tok_s']:.1f} "
+                         f"tok/s (runs {limit['generation_tok_s_all']})")
         if rows:
             lines += ["", "| preset | questions | EX % | p50 s | p90 s | calls | evaluated prompt tok | "
                           "generated tok | prompt tok/s (limit, share) | generation tok/s (limit, share) | "

@@ -45,3 +45,13 @@ def test_the_report_shows_a_label_on_all_its_questions_beside_the_shared_ones(tm
     old = text.split("## old", 1)[1].split("## Where", 1)[0]
     assert "| baseline | 1 |" in new and "| baseline (all its questions) | 3 |" in new
     assert "| baseline | 1 |" in old and "all its questions" not in old
+
+
+def test_llama_limit_also_times_a_short_tail_read_after_a_cached_prefix(local_model) -> None:
+    if not (speed.DEFAULT_SPIDER / "tables.json").is_file():
+        pytest.skip("the open Spider split (../shared/data/spider) is not here: too little text for a prefix")
+    limit = speed.llama_limit(local_model, prompt_tokens=48, generate_tokens=4, repeats=1, tail_tokens=16,
+                              tail_after=96)
+    assert (limit["tail_tokens"], limit["tail_after"]) == (16, 96)
+    assert limit["tail_tok_s"] > 0 and limit["prompt_tok_s"] > 0 and limit["generation_tok_s"] > 0
+    assert len(limit["tail_tok_s_all"]) == 1

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pydantic import BaseModel, ConfigDict, Field
 
 from groundsql.analysis.fetching import Fetch
+from groundsql.analysis.pandas_hints import pandas_hint
 from groundsql.analysis.sandbox import SandboxLimits, run_python
 from groundsql.context import Context
 from groundsql.db import Result
@@ -35,7 +36,8 @@ class PythonOptions(BaseModel):
     preview_rows: int = Field(5, ge=1, description="rows of each view shown to the model")
     limits: SandboxLimits = Field(default_factory=SandboxLimits, description="sandbox limits per run")
     name_hints: bool = Field(True, description="on a missing file or column, name the files and columns that "
-                                               "exist in the revision request")
+                                               "exist in the revision request; on a known pandas error "
+                                               "(`analysis.pandas_hints`), say its fix")
 
 
 @dataclass
@@ -92,7 +94,7 @@ def analyse(ctx: Context, fetch: Fetch, options: PythonOptions | None = None) ->
         analysis.error = problem
         ctx.trace.note("prospy.python", attempt=attempt + 1, ok=False, problem=problem)
         detail = _stderr_tail(run.stderr) if not run.ok else ""
-        hint = names_hint(problem + detail, fetch) if options.name_hints else ""
+        hint = names_hint(problem + detail, fetch) + pandas_hint(problem + detail) if options.name_hints else ""
         fix = render("prospy_python_fix", problem=(problem + detail + hint).strip())
         messages = messages + [{"role": "assistant", "content": f"```python\n{code}\n```"},
                                {"role": "user", "content": fix}]

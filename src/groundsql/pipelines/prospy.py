@@ -94,7 +94,9 @@ class ProspyOptions(LinkOptions, LinkerChoice):
                                                  "come from, with their descriptions")
     shape_repair: bool = Field(True, description="run the exact rewrites the question-shape checks propose")
     python_hints: bool = Field(True, description="when the Python code reads a file or column that does not "
-                                                 "exist, the revision request names those that do")
+                                                 "exist, the revision request names those that do; on a known "
+                                                 "pandas error (a tuple of columns after groupby, string dates "
+                                                 "used as dates), it says the fix")
     schema_tokens: int = Field(2500, ge=200, description="token budget of the schema text in prompts")
     schema_style: Literal["ddl", "compact"] = Field("ddl", description="how the profiled schema is shown")
     fetch_rounds: int = Field(3, ge=1, description="view fetching rounds")

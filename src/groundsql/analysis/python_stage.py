@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from groundsql.analysis import answer_frame
 from groundsql.analysis.fetching import Fetch
 from groundsql.analysis.pandas_hints import pandas_hint
 from groundsql.analysis.sandbox import SandboxLimits, run_python
@@ -38,6 +39,9 @@ class PythonOptions(BaseModel):
     name_hints: bool = Field(True, description="on a missing file or column, name the files and columns that "
                                                "exist in the revision request; on a known pandas error "
                                                "(`analysis.pandas_hints`), say its fix")
+    keep_keys: bool = Field(True, description="write result.csv as the code computed it: a group key pandas "
+                                              "holds in the index kept as columns, several header levels "
+                                              "flattened to one (`analysis.answer_frame`)")
 
 
 @dataclass
@@ -50,6 +54,7 @@ class Analysis:
     attempts: int = 0
     problems: list[str] = field(default_factory=list)
     stdout: str = ""
+    notes: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -65,6 +70,7 @@ def analyse(ctx: Context, fetch: Fetch, options: PythonOptions | None = None) ->
     options = options or PythonOptions()
     inputs = {v.path.name: v.path for v in fetch.views}
     denied = tuple(p for p in (getattr(ctx.db.target, "path", None),) if p is not None)
+    prelude = answer_frame.prelude() if options.keep_keys else ""
     messages = [{"role": "user", "content": render(
         "prospy_python", question=ctx.question, evidence_block=_evidence(ctx), plan=fetch.plan or "(no plan)",
         files=_files_text(fetch, options.preview_rows))}]
@@ -79,8 +85,11 @@ def analyse(ctx: Context, fetch: Fetch, options: PythonOptions | None = None) ->
             break
         code = extract_code(reply)
         analysis.code, analysis.attempts = code, attempt + 1
-        run = run_python(code, inputs, outputs=(RESULT_FILE,), limits=options.limits, denied_paths=denied)
+        run = run_python(code, inputs, outputs=(RESULT_FILE,), limits=options.limits, denied_paths=denied,
+                         prelude=prelude)
         analysis.stdout = run.stdout
+        analysis.notes = [line[len(answer_frame.NOTE):] for line in run.stdout.splitlines()
+                          if line.startswith(answer_frame.NOTE)]
         problem = run.error if not run.ok else None
         table = None
         if problem is None:
@@ -88,7 +97,8 @@ def analyse(ctx: Context, fetch: Fetch, options: PythonOptions | None = None) ->
         last = attempt == options.revisions
         if problem is None or (table is not None and last):
             analysis.result, analysis.error = table, None
-            ctx.trace.note("prospy.python", attempt=attempt + 1, ok=True, rows=table.row_count if table else 0)
+            ctx.trace.note("prospy.python", attempt=attempt + 1, ok=True, rows=table.row_count if table else 0,
+                           notes=analysis.notes)
             break
         analysis.problems.append(problem)
         analysis.error = problem

@@ -31,6 +31,7 @@ from pydantic import BaseModel, ConfigDict, Field
 log = logging.getLogger("groundsql")
 
 SCRIPT_NAME = "analysis.py"
+PRELUDE_NAME = ".prelude.py"  # the bootstrap's name for it too
 OUTPUT_LIMIT = 20_000  # characters of stdout/stderr kept
 
 
@@ -66,6 +67,7 @@ _BOOTSTRAP = r'''
 import os, sys
 ROOT = os.path.realpath(os.getcwd())
 SCRIPT = sys.argv[1]
+PRELUDE = ".prelude.py"
 DENIED = tuple(os.path.realpath(p) for p in sys.argv[2:])
 
 def _limit():
@@ -162,6 +164,9 @@ def _install():
 
 _install()
 del _install, ROOT, DENIED
+if os.path.exists(PRELUDE):
+    exec(compile(open(PRELUDE, encoding="utf-8").read(), "prelude", "exec"), {"__name__": "prelude"})
+del PRELUDE
 _code = open(SCRIPT, encoding="utf-8").read()
 _globals = {"__name__": "__main__", "__file__": SCRIPT, "__builtins__": __builtins__}
 del SCRIPT
@@ -171,7 +176,7 @@ exec(compile(_code, "analysis.py", "exec"), _globals)
 
 def run_python(code: str, inputs: Mapping[str, Path | bytes | str] | None = None, *,
                outputs: tuple[str, ...] = ("result.csv",), limits: SandboxLimits | None = None,
-               denied_paths: tuple[Path | str, ...] = ()) -> SandboxResult:
+               denied_paths: tuple[Path | str, ...] = (), prelude: str = "") -> SandboxResult:
     """Run `code` in the sandbox and return what it printed and the `outputs` files it wrote.
 
     Args:
@@ -180,6 +185,8 @@ def run_python(code: str, inputs: Mapping[str, Path | bytes | str] | None = None
         outputs: names of files to read back after the run (missing ones are simply absent).
         limits: time, CPU, memory, file-size and process limits.
         denied_paths: files to refuse even where reading would otherwise be allowed (the database file).
+        prelude: Python source run first, under the same limits and hook, in its own namespace (the caller's
+            guards, such as `answer_frame`'s result.csv writer).
 
     Returns:
         A `SandboxResult`; `error` is one clear line when the run failed, hit a limit or was refused.
@@ -195,6 +202,8 @@ def run_python(code: str, inputs: Mapping[str, Path | bytes | str] | None = None
             else:
                 target.write_bytes(content if isinstance(content, bytes) else content.encode("utf-8"))
         (folder / SCRIPT_NAME).write_text(code, encoding="utf-8")
+        if prelude:
+            (folder / PRELUDE_NAME).write_text(prelude, encoding="utf-8")
         returncode, timed_out = _spawn(folder, limits, denied_paths)
         stdout = _read_text(folder / ".stdout")
         stderr = _read_text(folder / ".stderr")

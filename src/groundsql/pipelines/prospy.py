@@ -97,6 +97,9 @@ class ProspyOptions(LinkOptions, LinkerChoice):
                                                  "exist, the revision request names those that do; on a known "
                                                  "pandas error (a tuple of columns after groupby, string dates "
                                                  "used as dates), it says the fix")
+    python_keys: bool = Field(True, description="write the Python stage's result.csv as its code computed it: "
+                                                "a group key pandas holds in the index kept as columns, "
+                                                "several header levels flattened to one")
     schema_tokens: int = Field(2500, ge=200, description="token budget of the schema text in prompts")
     schema_style: Literal["ddl", "compact"] = Field("ddl", description="how the profiled schema is shown")
     fetch_rounds: int = Field(3, ge=1, description="view fetching rounds")
@@ -182,6 +185,7 @@ def _papers_path(ctx: Context, options: ProspyOptions) -> Answer:
     """The paper's steps: profile, prune, fetch views, then Python when asked."""
     _profile(ctx, options)
     python_options = PythonOptions(revisions=options.python_revisions, name_hints=options.python_hints,
+                                   keep_keys=options.python_keys,
                                    limits=SandboxLimits(timeout_s=options.python_timeout_s))
     if options.python_inputs == "tables" and options.fetching == "dsl" and _python_asked(ctx, options):
         return _table_analysis(ctx, options, python_options)
@@ -449,6 +453,7 @@ def _answer(ctx: Context, fetch: Fetch, analysis: Analysis | None, subset: Schem
             answer.sql = _script(fetch.views)
             answer.result = analysis.result
             answer.result_source = "python"
+            answer.notes += [f"the Python stage's {note}" for note in analysis.notes]
             return answer
         answer.notes.append(f"the Python stage failed ({analysis.error}); the answer is view {chosen.view.name}")
     answer.sql = chosen.sql

@@ -98,6 +98,9 @@ def run_name(preset: str, model: str, options: dict) -> str:
     return name
 
 
+NOTES_MARKER = "<!-- reading: written by hand, kept when the tables above are regenerated -->"
+
+
 def write_report(args: argparse.Namespace) -> str:
     """Rewrite analytics.md from every run in --runs-dir; returns the Markdown."""
     from groundsql.evaluation import load_run, summarize
@@ -148,7 +151,10 @@ def write_report(args: argparse.Namespace) -> str:
             lines += ["", "## Commands", "", "```"] + commands + ["```", "", f"Machine: {machine()}.", ""]
     text = "\n".join(lines) + "\n"
     args.results.mkdir(parents=True, exist_ok=True)
-    (args.results / "analytics.md").write_text(text, encoding="utf-8")
+    target = args.results / "analytics.md"
+    if target.exists() and NOTES_MARKER in target.read_text(encoding="utf-8"):  # hand-written readings are kept
+        text += "\n" + NOTES_MARKER + target.read_text(encoding="utf-8").split(NOTES_MARKER, 1)[1]
+    target.write_text(text, encoding="utf-8")
     return text
 
 

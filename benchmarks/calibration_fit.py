@@ -9,10 +9,11 @@ right" on them.
 Reported, on predictions for each database made by a fit that never saw it (leave one database out): the
 reliability by confidence bin, the share of answers at ≥ 0.8 and how many of them are right, and the wrong answers
 that carry no flag (no warning and a confidence at or above auto's `abstain_below`) — beside the same figures for
-the confidence the run recorded. With `--write`, the weights fitted on all the records replace `calibration_weights.json`.
+the confidence the run recorded. `--check` adds runs the fit never sees (the held-out dev split), each with its
+recorded confidence and the fit's. With `--write`, the weights fitted on all the records replace `calibration_weights.json`.
 
     python benchmarks/calibration_fit.py --runs benchmarks/results/auto/runs_4c24895/auto__...,.../refine__... \
-        [--write] [--out benchmarks/results/calibration/calibration.md]
+        [--check RUN,...] [--write] [--out benchmarks/results/calibration/calibration.md]
 """
 
 from __future__ import annotations
@@ -213,6 +214,8 @@ def main(argv: list[str] | None = None) -> int:
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", required=True, help="comma-separated evaluation run folders")
+    parser.add_argument("--check", default="", help="comma-separated run folders the fit never sees (the held-out "
+                        "dev split): each is reported with its recorded confidence and the fit's")
     parser.add_argument("--write", action="store_true", help="replace calibration_weights.json with the fit")
     parser.add_argument("--out", type=Path, default=REPO / "benchmarks" / "results" / "calibration" / "calibration.md")
     args = parser.parse_args(argv)
@@ -232,6 +235,11 @@ def main(argv: list[str] | None = None) -> int:
         groups[run] = {"recorded": summary(chosen, [rows[i]["recorded"] or 0.0 for i in index]),
                        "fitted (in sample)": summary(chosen, [in_sample[i] for i in index]),
                        "held out": summary(chosen, [out_of_db[i] for i in index])}
+    checked = [Path(r).resolve() for r in args.check.split(",") if r]
+    for run in checked:
+        unseen = load([run])
+        groups[f"{run.name} (not fitted)"] = {"recorded": summary(unseen, [r["recorded"] or 0.0 for r in unseen]),
+                                             "fitted": summary(unseen, predict(unseen, weights))}
     from provenance import current_commit
 
     commit = current_commit()  # the entry point's label, else HEAD (-dirty when tracked files differ)
@@ -239,7 +247,7 @@ def main(argv: list[str] | None = None) -> int:
     notes = ""
     if args.out.exists() and NOTES_MARKER in args.out.read_text():
         notes = args.out.read_text().split(NOTES_MARKER, 1)[1]
-    args.out.write_text(render(groups, weights, command, commit, runs) + "\n" + NOTES_MARKER + notes)
+    args.out.write_text(render(groups, weights, command, commit, runs + checked) + "\n" + NOTES_MARKER + notes)
     plot(groups, args.out.with_suffix(".png"))
     for run, kinds in groups.items():
         for kind, s in kinds.items():

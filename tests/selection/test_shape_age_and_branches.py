@@ -36,8 +36,8 @@ def club(tmp_path_factory) -> Path:
         INSERT INTO person VALUES (1, 'Ada', 61, '1965-03-01', 'France'), (2, 'Ben', 24, '2002-07-09', 'France'),
                                   (3, 'Cal', 47, '1979-01-15', 'Chile'), (4, 'Dee', 31, '1995-11-30', 'Chile'),
                                   (5, 'Eve', 52, '1974-05-05', 'Peru'), (6, 'Fay', 29, '1997-02-14', 'Peru');
-        INSERT INTO event VALUES (1, 'Gala'), (2, 'Race');
-        INSERT INTO attendance VALUES (1, 1), (2, 1), (3, 2), (6, 2), (1, 2);
+        INSERT INTO event VALUES (1, 'Gala'), (2, 'Race'), (3, 'Dance');
+        INSERT INTO attendance VALUES (1, 1), (2, 1), (3, 2), (6, 2), (1, 2), (3, 3);
     """)
     conn.commit()
     conn.close()
@@ -134,6 +134,19 @@ def test_copies_of_one_query_get_one_value_each(club, catalog) -> None:
     assert rows(club, catalog, found[0].rewrite) == [("Ada",)]
     repaired, remaining = shape_repair(ctx, candidate)
     assert repaired.result.rows == [("Ada",)] and not remaining
+
+
+def test_copies_split_into_one_value_each_stand_when_nobody_has_both(club, catalog) -> None:
+    """Nobody attended both the Gala and the Dance: the copies list everyone at either, the rewrite is empty, and
+    the empty answer is kept (the copies are wrong whatever the rows are)."""
+    branch = ("SELECT p.name FROM person AS p JOIN attendance AS a ON p.person_id = a.person_id "
+              "JOIN event AS e ON a.event_id = e.event_id WHERE e.title IN ('Gala', 'Dance')")
+    ctx, candidate, found = run(club, catalog, "Who attended both the Gala and the Dance?", f"{branch} INTERSECT {branch}")
+    assert sorted(candidate.result.rows) == [("Ada",), ("Ben",), ("Cal",)]
+    assert [(f.check, f.empty_ok) for f in found] == [("same_branches", True)]
+    repaired, remaining = shape_repair(ctx, candidate)
+    assert repaired.sql != candidate.sql and repaired.result.rows == [] and not remaining
+    assert [r["rule"] for r in repaired.repairs] == ["shape:same_branches"]
 
 
 def test_copies_without_a_list_to_split_are_flagged_without_a_rewrite(club, catalog) -> None:

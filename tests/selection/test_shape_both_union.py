@@ -54,6 +54,35 @@ def test_a_union_answering_both_is_rewritten_as_an_intersection(papers, catalog)
     assert sorted(repaired.result.rows) == [("Fisk",), ("Reed",)]
 
 
+def test_the_intersection_stands_when_no_college_has_both(papers, catalog) -> None:
+    """No college has an author above 94 and one below 71: the UNION lists two colleges, the INTERSECT none, and
+    the empty answer is kept, since the UNION answers 'either' whatever the rows are."""
+    sql = "SELECT college FROM submission WHERE scores > 94 UNION SELECT college FROM submission WHERE scores < 71"
+    ctx, candidate, found = run(papers, catalog, "Show the colleges that have both authors with scores above 94 "
+                                "and authors with scores below 71.", sql)
+    assert sorted(candidate.result.rows) == [("Fisk",), ("Reed",)]
+    assert [(f.check, f.empty_ok) for f in found] == [("both_union", True)]
+    repaired, remaining = shape_repair(ctx, candidate)
+    assert "INTERSECT" in repaired.sql.upper() and repaired.result.rows == [] and not remaining
+
+
+def test_a_rewrite_that_empties_the_result_is_dropped_unless_its_finding_allows_it(papers, catalog,
+                                                                                   monkeypatch) -> None:
+    """A rewrite is a proposal: one that returns no rows is dropped (it more likely broke the query than fixed
+    it), except where its finding says the original is wrong whatever the data holds."""
+    import groundsql.generation.shape_repair as module
+    from groundsql.selection.query_view import Finding
+
+    sql = "SELECT college FROM submission WHERE scores > 90"
+    empty = "SELECT college FROM submission WHERE scores > 1000"
+    ctx, candidate, _ = run(papers, catalog, "Which colleges have an author above 90?", sql)
+    for empty_ok, kept in ((False, sql), (True, empty)):
+        finding = Finding("probe", "a crafted finding", "", rewrite=empty, empty_ok=empty_ok)
+        monkeypatch.setattr(module, "shape_findings",
+                            lambda _ctx, c, f=finding: [f] if c.sql == sql else [])
+        assert shape_repair(ctx, candidate)[0].sql == kept
+
+
 @pytest.mark.parametrize(("question", "sql"), [
     # two lists of different tables: a UNION is what 'both' asks for here
     ("List the names of both the teachers and the students.",

@@ -2,8 +2,9 @@
 
 A rewrite (the count for 'how many', the query without an unasked LIMIT or an idle join, the two conditions of
 'both A and B' as an INTERSECT, the ranking measure dropped from the shown columns, DISTINCT for 'different') is
-executed through `Context.query` like any candidate and kept only when it runs, returns rows, and the check that
-proposed it no longer fires on it. No model call.
+executed through `Context.query` like any candidate and kept only when it runs, returns rows (or the finding says
+the original is wrong whatever the data holds, `Finding.empty_ok`), and the check that proposed it no longer fires
+on it. No model call.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ def shape_repair(ctx: Context, candidate: Candidate, *, rounds: int = 2) -> tupl
         if rewritten is None:
             break
         trial = execute_candidate(ctx, rewritten.rewrite, source=candidate.source, role=candidate.expert or "generator")
-        if not trial.ok or not trial.result.row_count:
+        if not trial.ok or not (trial.result.row_count or rewritten.empty_ok):
             findings = [f for f in findings if f is not rewritten]
             continue
         remaining = shape_findings(ctx, trial)

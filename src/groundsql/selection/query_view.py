@@ -28,12 +28,15 @@ log = logging.getLogger("groundsql")
 class Finding:
     """One problem a check found: `message` for the reader, `hint` for the model in a repair round, and, where the
     check can name one, `rewrite`: the query with the problem removed (a proposal to run and judge, never applied
-    by the check itself)."""
+    by the check itself). `empty_ok` marks a rewrite of a query that is wrong whatever the data holds (a set
+    operation of one query with itself, 'both' kept as 'either'): there an empty result is the answer, not a sign
+    that the rewrite broke the query."""
 
     check: str
     message: str
     hint: str
     rewrite: str = ""
+    empty_ok: bool = False
 
 
 @dataclass

@@ -1,6 +1,7 @@
 """``both_union``: 'which X have both A and B' answered with a UNION of one query per condition, which keeps the X
 that meet either. When every branch shows the same columns of the same tables (one kind of item, one condition
-each), the items wanted are those every branch returns. Rewrite: the branches combined with INTERSECT.
+each), the items wanted are those every branch returns. Rewrite: the branches combined with INTERSECT, kept even
+when no item has both (the UNION answers another question whatever the data holds: `Finding.empty_ok`).
 
 Branches over different tables ('the names of both the teachers and the students') are two lists, which UNION
 is right for; the check stays silent there."""
@@ -36,7 +37,7 @@ def check(q: QueryView) -> list[Finding]:
     return [Finding(
         NAME, "the question asks for the items that have both, but the UNION keeps those that have either",
         "'Both' asks for the items each part returns; the parts show the same columns of the same tables, so "
-        "combine them with INTERSECT, not UNION.", rewrite=to_sql(q, rewrite))]
+        "combine them with INTERSECT, not UNION.", rewrite=to_sql(q, rewrite), empty_ok=True)]
 
 
 def _shown(select: exp.Select) -> str:

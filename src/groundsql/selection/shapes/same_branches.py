@@ -2,7 +2,8 @@
 does nothing (an intersection of a query with itself is that query; an EXCEPT of it is empty). It is how 'donors
 to both Glenn and Triton' comes out when each branch keeps `IN ('Glenn', 'Triton')` instead of one value each.
 Rewrite: where the branches share one literal list with as many values as there are branches, each branch keeps
-its own value of it (branch k: `= value k`)."""
+its own value of it (branch k: `= value k`). The copies are wrong whatever the data holds, so the rewrite stands
+even when no row has every value (`Finding.empty_ok`)."""
 
 from __future__ import annotations
 
@@ -26,7 +27,7 @@ def check(q: QueryView) -> list[Finding]:
         NAME, f"the {kind} combines {len(branches)} copies of the same query, so it changes nothing",
         f"Each part of the {kind} is the same query; the condition that should tell them apart (one value per part, "
         f"one condition per part) is missing. Write each part with its own condition."
-        + (f" With one value each: {rewrite}" if rewrite else ""), rewrite=rewrite or "")]
+        + (f" With one value each: {rewrite}" if rewrite else ""), rewrite=rewrite or "", empty_ok=True)]
 
 
 def _one_value_each(q: QueryView, count: int) -> str | None:

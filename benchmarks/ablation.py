@@ -7,7 +7,7 @@ defaults, any other row names the one option it changes, `task_ledger-false` for
 only reads them and writes `ablation.md` and `ablation.png`:
 
     python benchmarks/ablation.py              # every preset folder under runs/
-    python benchmarks/ablation.py --presets agentnlq,recap
+    python benchmarks/ablation.py --presets agentnlq,recap   # rewrite these tables, keep the others as they are
 
 A row covers the questions it has answered so far; every comparison in a table is on the questions all its rows
 answered. A stopped row resumes with the command in its `command.txt`.
@@ -87,6 +87,19 @@ def table(preset: str, rows: dict[str, dict[int, dict[str, Any]]],
     return lines + [""], right
 
 
+def _tables_in(text: str) -> dict[str, list[str]]:
+    """Preset → the lines of its table as `text` (an earlier ablation.md) has them, from its `## preset` heading
+    to the next heading."""
+    tables: dict[str, list[str]] = {}
+    current: list[str] | None = None
+    for line in text.splitlines():
+        if line.startswith("## "):
+            current = tables.setdefault(line[3:].strip(), [])
+        if current is not None:
+            current.append(line)
+    return tables
+
+
 def _plot(right: dict[str, dict[str, int]], path: Path) -> None:
     import matplotlib
 
@@ -108,12 +121,17 @@ def _plot(right: dict[str, dict[str, int]], path: Path) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--presets", default="", help="comma-separated preset folders (default: all but references)")
+    parser.add_argument("--presets", default="",
+                        help="comma-separated preset folders whose tables are rewritten; the other tables of "
+                             "ablation.md stay as they are (default: every folder but the references)")
     parser.add_argument("--root", type=Path, default=ROOT)
     args = parser.parse_args(argv)
     runs = args.root / "runs"
-    presets = [p for p in args.presets.split(",") if p] or sorted(
-        d.name for d in runs.iterdir() if d.is_dir() and d.name not in REFERENCES)
+    every = sorted(d.name for d in runs.iterdir() if d.is_dir() and d.name not in REFERENCES)
+    chosen = [p for p in args.presets.split(",") if p] or every
+    out = args.root / "ablation.md"
+    previous = _tables_in(out.read_text().split(NOTES_MARKER, 1)[0]) if out.exists() else {}
+    presets = [p for p in every if p in chosen or p in previous] + [p for p in chosen if p not in every]
     references = {name: load_rows(runs / name) for name in REFERENCES if (runs / name).is_dir()}
     command = "python benchmarks/ablation.py " + shlex.join(argv if argv is not None else sys.argv[1:])
     lines = ["# Ablations of the seed presets, one row per switch", "", "![right answers per row](ablation.png)", "",
@@ -123,13 +141,12 @@ def main(argv: list[str] | None = None) -> int:
              "the calls they share with an earlier row, so their p50 / p90 are not a user's wait.", ""]
     plotted = {}
     for preset in presets:
-        rows = load_rows(runs / preset)
+        rows = load_rows(runs / preset) if (runs / preset).is_dir() else {}
         if not rows:
             continue
         body, plotted[preset] = table(preset, rows, references)
-        lines += body
+        lines += body if preset in chosen or preset not in previous else previous[preset]
     text = "\n".join(lines)
-    out = args.root / "ablation.md"
     if out.exists() and NOTES_MARKER in out.read_text():
         text += "\n" + NOTES_MARKER + out.read_text().split(NOTES_MARKER, 1)[1]
     out.write_text(text if text.endswith("\n") else text + "\n")

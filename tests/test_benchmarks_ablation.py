@@ -32,3 +32,23 @@ def test_rows_are_compared_on_the_questions_all_of_them_answered(tmp_path: Path,
     assert "| baseline (default@abc) | 1 / 3 |" in text
     assert text.rstrip().endswith("kept by hand") and "old\n" not in text
     assert (tmp_path / "ablation.png").stat().st_size > 0
+
+
+def test_the_presets_named_are_rewritten_and_the_other_tables_kept(tmp_path: Path) -> None:
+    runs = tmp_path / "runs"
+    write_run(runs / "apex" / "default@abc", {1: True, 2: False})
+    write_run(runs / "recap" / "default@abc", {1: True, 2: True})
+    write_run(runs / "baseline" / "default@abc", {1: False, 2: False}, calls=1)
+    ablation.main(["--root", str(tmp_path)])
+    first = (tmp_path / "ablation.md").read_text()
+    assert "## apex" in first and "## recap" in first
+    write_run(runs / "apex" / "x-false@def", {1: False, 2: False})
+    write_run(runs / "recap" / "x-false@def", {1: True, 2: False})
+    (tmp_path / "ablation.md").write_text(first + f"\n{ablation.NOTES_MARKER}\nkept by hand\n")
+    ablation.main(["--root", str(tmp_path), "--presets", "apex"])
+    text = (tmp_path / "ablation.md").read_text()
+    apex, recap = text.split("## apex", 1)[1].split("## recap", 1)
+    assert "| x-false@def | 0 / 2 |" in apex  # rewritten: the new row is there
+    assert "x-false@def" not in recap.split(ablation.NOTES_MARKER)[0]  # kept as it was
+    assert recap.split(ablation.NOTES_MARKER)[0].strip() == first.split("## recap", 1)[1].strip()
+    assert text.rstrip().endswith("kept by hand")

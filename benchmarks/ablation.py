@@ -131,7 +131,10 @@ def main(argv: list[str] | None = None) -> int:
     chosen = [p for p in args.presets.split(",") if p] or every
     out = args.root / "ablation.md"
     previous = _tables_in(out.read_text().split(NOTES_MARKER, 1)[0]) if out.exists() else {}
-    presets = [p for p in every if p in chosen or p in previous] + [p for p in chosen if p not in every]
+    unknown = [p for p in chosen if p not in every]
+    if unknown:
+        parser.error(f"no run folder for {', '.join(unknown)} under {runs} (there are: {', '.join(every)})")
+    presets = [p for p in every if p in chosen or p in previous]
     references = {name: load_rows(runs / name) for name in REFERENCES if (runs / name).is_dir()}
     command = "python benchmarks/ablation.py " + shlex.join(argv if argv is not None else sys.argv[1:])
     lines = ["# Ablations of the seed presets, one row per switch", "", "![right answers per row](ablation.png)", "",
@@ -141,7 +144,7 @@ def main(argv: list[str] | None = None) -> int:
              "the calls they share with an earlier row, so their p50 / p90 are not a user's wait.", ""]
     plotted = {}
     for preset in presets:
-        rows = load_rows(runs / preset) if (runs / preset).is_dir() else {}
+        rows = load_rows(runs / preset)
         if not rows:
             continue
         body, plotted[preset] = table(preset, rows, references)

@@ -10,7 +10,6 @@ import pytest
 
 from groundsql.api import ask
 from groundsql.models import ScriptedModel
-from groundsql.pipelines.auto import SURE_DRAFT_LEAST
 
 COUNT_FRANCE = "```sql\nSELECT count(*) FROM singer WHERE country = 'France'\n```"
 COUNT_ALL = "```sql\nSELECT count(*) FROM singer\n```"
@@ -263,8 +262,7 @@ class SureModel(ScriptedModel):
 @pytest.mark.integration
 def test_a_clean_answer_of_a_sure_draft_stops_at_one_call_with_the_confidence_it_has(music_db: Path) -> None:
     model = SureModel([COUNT_FRANCE], least=-0.3)  # a string literal: not plain, but clean and sure
-    answer = ask("How many singers are from France?", str(music_db), model=model, preset="auto",
-                 options={"sure_draft": SURE_DRAFT_LEAST})
+    answer = ask("How many singers are from France?", str(music_db), model=model, preset="auto")
     assert len(model.calls) == 1 and answer.result.rows == [(2,)]
     assert [n["stage"] for n in auto_notes(answer)] == ["sure", "cheap"]
     assert answer.stages == {"direct": answer.sql, "final": answer.sql}
@@ -273,8 +271,8 @@ def test_a_clean_answer_of_a_sure_draft_stops_at_one_call_with_the_confidence_it
 
 
 @pytest.mark.integration
-@pytest.mark.parametrize(("least", "options"), [(-2.0, {"sure_draft": SURE_DRAFT_LEAST}), (-0.3, {}),
-                                                 (-0.3, {"sure_draft": SURE_DRAFT_LEAST, "second_when": "always"})])
+@pytest.mark.parametrize(("least", "options"), [(-2.0, {}), (-0.3, {"sure_draft": None}),
+                                                 (-0.3, {"second_when": "always"})])
 def test_an_unsure_draft_or_the_switch_off_makes_the_second_candidate(music_db: Path, least, options) -> None:
     model = SureModel([COUNT_FRANCE, COUNT_FRANCE], least=least)
     answer = ask("How many singers are from France?", str(music_db), model=model, preset="auto", options=options)
@@ -288,6 +286,5 @@ def test_a_sure_draft_with_a_finding_is_not_the_answer_at_one_call(music_db: Pat
     listing = "```sql\nSELECT name FROM singer WHERE country = 'France'\n```"
     model = SureModel([listing, COUNT_FRANCE], least=-0.1)
     model.default = COUNT_FRANCE
-    answer = ask("How many singers are from France?", str(music_db), model=model, preset="auto",
-                 options={"sure_draft": SURE_DRAFT_LEAST})
+    answer = ask("How many singers are from France?", str(music_db), model=model, preset="auto")
     assert len(model.calls) >= 2 and "sure" not in [n["stage"] for n in auto_notes(answer)]

@@ -8,6 +8,9 @@ printed and written to --results.
     GROUNDSQL_THREADS=1 python benchmarks/linking.py --linkers full,vector,presql,progressive,apex \
         --n 100 --model-n 10 --model local:qwen2.5-coder-0.5b
     python benchmarks/linking.py --large --n 50 --linkers vector --model-n 0   # ~800-table schema
+    python benchmarks/linking.py --large --n 50 --model-n 50 --linkers presql \
+        --after "benchmarks/results/linking/large_vector_apex_1.5b.jsonl=vector,apex (embedding)"  # a chain's last
+        # stage on the subsets its costly first stages kept (their cost is added to the records)
 """
 
 from __future__ import annotations
@@ -50,6 +53,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--from-eval", type=Path, default=None, metavar="RUN_DIR",
                         help="take the linked schemas a `groundsql eval` run recorded (e.g. the ssev preset's "
                              "PreSQL linking) for the sampled questions it answered, as linker --label")
+    parser.add_argument("--after", default=None, metavar="JSONL=LINKER",
+                        help="start each question from the subset LINKER (its record label) kept in JSONL, so a "
+                             "costly first stage is paid once: the records get the label 'LINKER + SPEC' and the "
+                             "recorded stage's calls, tokens and seconds added to their own")
     parser.add_argument("--ambiguity", action="store_true",
                         help="with --large: count the sampled questions another database could answer unchanged")
     parser.add_argument("--report", type=Path, nargs="+", default=None, metavar="JSONL",
@@ -79,16 +86,20 @@ def main(argv: list[str] | None = None) -> int:
         rows = [summarise(args.label or args.from_eval.name, records, records[0]["model"] if records else "-")]
         print(markdown(rows))
         return 0
+    start = recorded_start(args.after) if args.after else None
     rows = []
     for spec in [s.strip() for s in args.linkers.split(",") if s.strip()]:
         chain = spec.replace("+", ",")
         needs_model = not set(chain.split(",")) <= MODEL_FREE
         chosen = questions[: args.model_n] if needs_model else questions
+        if start is not None:
+            chosen = [q for q in chosen if str(q.id) in start[1]]
         if not chosen:
             continue
         records = run_linker(chain, chosen, args.model if needs_model else None, options, jsonl,
-                             catalog=not args.no_catalog, label=args.label)
-        rows.append(summarise(chain + args.label, records, args.model if needs_model else "-"))
+                             catalog=not args.no_catalog, label=args.label, start=start)
+        name = f"{start[0]} + {chain}{args.label}" if start else chain + args.label
+        rows.append(summarise(name, records, args.model if needs_model else "-"))
     table = markdown(rows)
     print(table)
     if args.results:
@@ -145,8 +156,35 @@ def ambiguity(dataset_dir: Path, questions: list) -> str:
     return "\n".join([head, *lines])
 
 
+def recorded_start(spec: str) -> tuple[str, dict[str, dict]]:
+    """`--after JSONL=LINKER`: (LINKER, question id → its record in JSONL); refused when JSONL holds none."""
+    path, _, name = spec.partition("=")
+    if not name or not Path(path).exists():
+        raise SystemExit(f"--after wants JSONL=LINKER with an existing file, got {spec!r}")
+    found = {}
+    for line in Path(path).read_text().splitlines():
+        record = json.loads(line) if line.strip() else None
+        if record and record["linker"] == name and isinstance(record.get("linked"), dict) and not record["error"]:
+            found[str(record["id"])] = record
+    if not found:
+        raise SystemExit(f"no records of linker {name!r} with a listed subset in {path}")
+    return name, found
+
+
+def start_subset(record: dict):
+    """The subset a recorded stage kept, as the next stage gets it."""
+    from groundsql.linking.subset import SchemaSubset
+
+    subset = SchemaSubset(linker=record["linker"])
+    for table, columns in record["linked"].items():
+        subset.add(table, reason="recorded stage")
+        for column in columns:
+            subset.add(table, column)
+    return subset
+
+
 def run_linker(spec: str, questions: list, model_spec: str | None, options: dict, jsonl: Path | None, *,
-               catalog: bool = True, label: str = "") -> list[dict]:
+               catalog: bool = True, label: str = "", start: tuple[str, dict[str, dict]] | None = None) -> list[dict]:
     from groundsql.catalog import build_catalog, introspect
     from groundsql.context import Context
     from groundsql.db import Database
@@ -154,11 +192,12 @@ def run_linker(spec: str, questions: list, model_spec: str | None, options: dict
     from groundsql.linking import link
     from groundsql.models import load_model
 
-    previous = _previous(jsonl, spec + label, model_spec or "-")  # resume: questions already recorded are kept
+    name = f"{start[0]} + {spec}{label}" if start else spec + label
+    previous = _previous(jsonl, name, model_spec or "-")  # resume: questions already recorded are kept
     records = [previous[str(q.id)] for q in questions if str(q.id) in previous]
     questions = [q for q in questions if str(q.id) not in previous]
     if records:
-        print(f"  {spec}{label}: {len(records)} questions already in {jsonl}, {len(questions)} to go", flush=True)
+        print(f"  {name}: {len(records)} questions already in {jsonl}, {len(questions)} to go", flush=True)
     models = {"default": load_model(model_spec)} if model_spec and questions else {}
     databases: dict[str, tuple] = {}
     for position, q in enumerate(questions, 1):
@@ -173,17 +212,21 @@ def run_linker(spec: str, questions: list, model_spec: str | None, options: dict
                       catalog=built or None, _schema=schema)
         started = time.perf_counter()
         error = None
+        first = start[1][str(q.id)] if start else {}
         try:
-            linked = link(ctx, spec).as_mapping()
+            linked = link(ctx, spec, subset=start_subset(first) if start else None).as_mapping()
         except Exception as exc:  # a failed question counts as keeping nothing
             error = f"{type(exc).__name__}: {exc}"
             linked = {}
         seconds = time.perf_counter() - started
         usage = ctx.trace.usage()
         scores = linking_scores(gold_schema(q.gold_sql, mapping), linked, mapping)
-        record = {"linker": spec + label, "model": model_spec or "-", "id": q.id, "db_id": q.db_id, "question": q.question, "seconds": round(seconds, 2),
-                  "tokens": usage.prompt_tokens + usage.completion_tokens, "llm_calls": usage.llm_calls,
-                  "db_queries": usage.db_queries, "scores": scores, "error": error,
+        record = {"linker": name, "model": model_spec or "-", "id": q.id, "db_id": q.db_id,
+                  "question": q.question, "seconds": round(seconds + (first.get("seconds") or 0), 2),
+                  "tokens": usage.prompt_tokens + usage.completion_tokens + (first.get("tokens") or 0),
+                  "llm_calls": usage.llm_calls + (first.get("llm_calls") or 0),
+                  "db_queries": usage.db_queries + (first.get("db_queries") or 0), "scores": scores, "error": error,
+                  **({"after": start[0]} if start else {}),
                   "linked": linked if len(linked) <= MAX_RECORDED_TABLES else f"{len(linked)} tables (not listed)",
                   "kept_tables": len(linked), "kept_columns": sum(len(c) for c in linked.values())}
         records.append(record)

@@ -479,8 +479,9 @@ def test_the_evaluation_page_runs_a_suite_and_shows_the_regression(browser, tmp_
             expect(turn.locator("[data-testid=mark-status]")).to_have_text("marked right")
         ui.page.click("[data-testid=suite-link]")
         ui.page.click("[data-testid=build-suite]")
-        # building runs every gold query and profiles the database: seconds, more on a loaded machine
-        expect(ui.page.locator("[data-testid=build-report]")).to_contain_text("7 question(s)", timeout=60_000)
+        # building runs every gold query and profiles the database: 8 s alone, over 60 s once beside the rest of
+        # the suite on two busy cores (a bound on the wait, not a timing claim)
+        expect(ui.page.locator("[data-testid=build-report]")).to_contain_text("7 question(s)", timeout=180_000)
         suite = ui.page.locator("[data-testid=suite]")
         assert "press Run" in suite.locator("[data-testid=no-runs]").inner_text()
         assert suite.locator("[data-testid=run-preset]").input_value() == "baseline"  # the server's preset

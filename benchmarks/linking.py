@@ -24,6 +24,10 @@ import statistics
 import sys
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from groundsql.linking.subset import SchemaSubset
 
 REPO = Path(__file__).resolve().parents[1]
 DATA = REPO.parent / "shared" / "data"
@@ -98,8 +102,7 @@ def main(argv: list[str] | None = None) -> int:
             continue
         records = run_linker(chain, chosen, args.model if needs_model else None, options, jsonl,
                              catalog=not args.no_catalog, label=args.label, start=start)
-        name = f"{start[0]} + {chain}{args.label}" if start else chain + args.label
-        rows.append(summarise(name, records, args.model if needs_model else "-"))
+        rows.append(summarise(record_label(chain, args.label, start), records, args.model if needs_model else "-"))
     table = markdown(rows)
     print(table)
     if args.results:
@@ -171,7 +174,12 @@ def recorded_start(spec: str) -> tuple[str, dict[str, dict]]:
     return name, found
 
 
-def start_subset(record: dict):
+def record_label(spec: str, label: str, start: tuple[str, dict[str, dict]] | None) -> str:
+    """The linker name a run's records carry: the spec and --label, after the recorded stage's name with --after."""
+    return f"{start[0]} + {spec}{label}" if start else spec + label
+
+
+def start_subset(record: dict) -> SchemaSubset:
     """The subset a recorded stage kept, as the next stage gets it."""
     from groundsql.linking.subset import SchemaSubset
 
@@ -192,7 +200,7 @@ def run_linker(spec: str, questions: list, model_spec: str | None, options: dict
     from groundsql.linking import link
     from groundsql.models import load_model
 
-    name = f"{start[0]} + {spec}{label}" if start else spec + label
+    name = record_label(spec, label, start)
     previous = _previous(jsonl, name, model_spec or "-")  # resume: questions already recorded are kept
     records = [previous[str(q.id)] for q in questions if str(q.id) in previous]
     questions = [q for q in questions if str(q.id) not in previous]

@@ -153,6 +153,31 @@ def test_the_vector_linker_embeds_through_the_same_model(music_db: Path, embeddi
     assert "singer" in subset.tables and any(n.startswith("embedding retrieval") for n in subset.notes)
 
 
+def test_the_vector_linker_embeds_a_questions_phrases_in_one_request_once(music_db: Path,
+                                                                         embedding_api: str) -> None:
+    from groundsql.linking.vector import extract_entities, vector
+
+    def link(question: str) -> set[str]:
+        ctx = Context(question=question, db=Database(str(music_db)), models={},
+                      options={"vector_backend": "embedding", "embedding_model": embedding_api, "vector_k": 2,
+                               "vector_values": False})
+        return set(vector(ctx, None).tables)
+
+    assert "singer" in link("Which performers are French?")  # builds the column and table indexes: their requests come first
+    before = len(_Handler.requests)
+    question = "Which French performers sing tracks?"
+    ctx = Context(question=question, db=Database(str(music_db)), models={})
+    phrases = extract_entities(ctx) + [question]
+    assert link(question) == {"song"}
+    sent = _Handler.requests[before:]
+    # the column and the table retrievers share the phrases' embeddings: one request, each phrase once, and
+    # none the first question already had embedded ('French', 'performers')
+    assert len(sent) == 1 and question in sent[0]["input"] and len(phrases) > 4
+    assert sorted(sent[0]["input"]) == sorted(set(phrases) - {"French", "performers"})
+    assert link(question) == {"song"}
+    assert len(_Handler.requests) == before + 1  # asked again: the phrases' embeddings are remembered
+
+
 def test_embeddings_asked_for_but_unavailable_is_a_clear_error(music_db: Path, music_knowledge: Path) -> None:
     if embeddings.available():
         pytest.skip("sentence-transformers is installed here: the local embedder may load")

@@ -92,3 +92,18 @@ def test_vector_groups_keeps_one_joinable_group(school):
         edges = connecting_edges(adjacency(join_graph(ctx)), names, 3)
         touched = {t.lower() for r in edges for t in (r.table, r.ref_table)}
         assert {n.lower() for n in names} <= touched
+
+
+@pytest.mark.unit
+def test_vector_tables_adds_the_best_matching_tables_with_their_best_columns(school):
+    def linked(**options):
+        return link(make_ctx(school, "What is the average grade of students from Japan?", vector_backend="lexical",
+                             vector_k=1, link_connect=False, link_ground=False, **options), "vector")
+
+    plain, wider = linked(), linked(vector_tables=2)
+    assert set(plain.tables) < set(wider.tables)  # the column ranking kept one column; two tables now
+    assert len(wider.tables) == 2 and {"student", "enrollment"} == set(wider.tables)
+    added = next(t for t in wider.tables.values() if t.name not in plain.tables)
+    assert "table document matches the question" in added.reason
+    assert 1 <= len([c for c in added.columns.values() if c.reason == "a best column of a best-matching table"]) <= 3
+    assert "audit_log" not in wider.tables

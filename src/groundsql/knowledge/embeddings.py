@@ -13,6 +13,7 @@ import logging
 import math
 import os
 import threading
+from collections import OrderedDict
 from collections.abc import Sequence
 from typing import Any
 
@@ -24,6 +25,8 @@ DEFAULT_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 API_PREFIX = "openai:"
 _MODELS: dict[str, Any] = {}
 _LOCK = threading.Lock()
+_QUERY_MEMO: OrderedDict[tuple[int, str], tuple[Any, Any]] = OrderedDict()
+_QUERY_MEMO_SIZE = 512
 
 
 def available() -> bool:
@@ -142,9 +145,40 @@ class EmbeddingRetriever:
                                          show_progress_bar=False) if texts else []
 
     def scores(self, query: str) -> list[float]:
+        return self.scores_many([query])[0]
+
+    def scores_many(self, queries: Sequence[str]) -> list[list[float]]:
+        """`scores` for each query; the queries are embedded in one batch, each text once per model."""
         if not len(self.vectors):
-            return []
-        vector = self.model.encode([query], normalize_embeddings=True, show_progress_bar=False)[0]
+            return [[] for _ in queries]
+        vectors = query_vectors(self.model, queries)
         if hasattr(self.vectors, "shape"):  # numpy arrays from sentence-transformers
-            return [float(v) for v in self.vectors @ vector]
-        return [float(sum(a * b for a, b in zip(row, vector))) for row in self.vectors]
+            return [[float(v) for v in self.vectors @ vector] for vector in vectors]
+        return [[float(sum(a * b for a, b in zip(row, vector))) for row in self.vectors] for vector in vectors]
+
+
+def query_vectors(model: Any, queries: Sequence[str]) -> list[Any]:
+    """The normalized embeddings of `queries` by `model`: the texts not seen lately are encoded in one batch.
+
+    A question's entities are embedded once for the column and the table retrievers alike (the `vector`
+    linker scores both); the memo keeps the last `_QUERY_MEMO_SIZE` texts per process, each beside the model
+    that made it (so a model made later at the same address never reads another's vectors).
+    """
+    def remembered(text: str) -> Any:
+        entry = _QUERY_MEMO.get((id(model), text))
+        return entry[1] if entry is not None and entry[0] is model else None
+
+    with _LOCK:
+        found = [remembered(q) for q in queries]
+    missing = list(dict.fromkeys(q for q, v in zip(queries, found) if v is None))
+    if missing:
+        encoded = dict(zip(missing, model.encode(missing, normalize_embeddings=True, batch_size=64,
+                                                 show_progress_bar=False)))
+        with _LOCK:
+            for text, vector in encoded.items():
+                _QUERY_MEMO[(id(model), text)] = (model, vector)
+                _QUERY_MEMO.move_to_end((id(model), text))
+            while len(_QUERY_MEMO) > _QUERY_MEMO_SIZE:
+                _QUERY_MEMO.popitem(last=False)
+        found = [v if v is not None else encoded[q] for q, v in zip(queries, found)]
+    return found

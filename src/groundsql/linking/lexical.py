@@ -35,6 +35,10 @@ class LexicalRetriever:
         self.names = [" ".join(words(n)) for n in names]
         self.bm25 = BM25([words(t) for t in texts])
 
+    def scores_many(self, queries: list[str]) -> list[list[float]]:
+        """`scores` for each query."""
+        return [self.scores(query) for query in queries]
+
     def scores(self, query: str) -> list[float]:
         """0..1 per document: BM25 relative to the best document, plus a bonus when the whole phrase is
         (nearly) the document's name (catches misspellings such as 'stadum capacity')."""

@@ -48,6 +48,8 @@ class VectorOptions(Options):
     vector_values: bool = Field(True, description="add stored example values to the column documents")
     vector_groups: int = Field(0, ge=0, description="keep only this many best joinable groups of tables "
                                                     "(0: all)")
+    vector_tables: int = Field(0, ge=0, description="also keep this many best-matching tables by their table "
+                                                    "documents, each with its best columns (0: none)")
 
 
 @linker("vector", "AgentNLQ vector search: question entities vs column descriptions (embeddings or BM25+fuzzy)",
@@ -62,9 +64,10 @@ def vector(ctx: Context, previous: SchemaSubset | None) -> SchemaSubset:
     queries = entities + [ctx.question]
     best = [0.0] * len(pairs)
     matched: list[str] = [""] * len(pairs)
-    for query in queries:
-        tables = index.tables.scores(query)
-        for position, score in enumerate(retriever.scores(query)):
+    table_best = [0.0] * len(index.table_names)
+    for query, tables, columns in zip(queries, index.tables.scores_many(queries), retriever.scores_many(queries)):
+        table_best = [max(a, b) for a, b in zip(table_best, tables)]
+        for position, score in enumerate(columns):
             # a column whose table matches the query too ranks higher: keeps the columns of one coherent
             # table together instead of same-named columns scattered over a large schema
             score += TABLE_WEIGHT * tables[index.table_of[position]]
@@ -79,6 +82,7 @@ def vector(ctx: Context, previous: SchemaSubset | None) -> SchemaSubset:
         subset.add(table, role="target", reason="holds columns matching the question")
         subset.add(table, column, reason=f"matches {matched[position]!r} ({retriever.backend} score "
                                          f"{best[position]:.2f})")
+    _add_best_tables(subset, index, table_best, best, ctx.settings(VectorOptions).vector_tables)
     groups = ctx.settings(VectorOptions).vector_groups
     if groups > 0:
         _keep_best_groups(ctx, subset, {pairs[i]: best[i] for i in ranked}, groups)
@@ -92,6 +96,24 @@ def vector(ctx: Context, previous: SchemaSubset | None) -> SchemaSubset:
     if not subset.tables:
         subset = SchemaSubset.from_schema(schema, reason="nothing retrieved")
     return subset
+
+
+def _add_best_tables(subset: SchemaSubset, index: _Index, table_best: list[float], best: list[float],
+                     count: int, columns: int = 3) -> None:
+    """The `count` tables whose own documents match the question best, each with its `columns` best columns."""
+    if count <= 0:
+        return
+    ranked = sorted(range(len(table_best)), key=lambda i: -table_best[i])[:count]
+    for table_position in ranked:
+        if table_best[table_position] <= 0:
+            continue
+        name = index.table_names[table_position]
+        subset.add(name, role="target", reason=f"its table document matches the question "
+                                               f"(score {table_best[table_position]:.2f})")
+        own = [i for i, t in enumerate(index.table_of) if t == table_position]
+        for position in sorted(own, key=lambda i: -best[i])[:columns]:
+            if not subset.has(name, index.pairs[position][1]):
+                subset.add(name, index.pairs[position][1], reason="a best column of a best-matching table")
 
 
 def extract_entities(ctx: Context) -> list[str]:
@@ -152,6 +174,7 @@ class _Index:
     columns: Any  # retriever over column documents
     tables: Any  # retriever over table documents
     table_of: list[int]  # column document → its table document
+    table_names: list[str]  # the table of each table document
 
 
 def table_documents(schema: Schema) -> tuple[list[str], list[str]]:
@@ -184,14 +207,15 @@ def _retriever(ctx: Context, schema: Schema) -> _Index:
         try:
             model = embeddings.embedder(spec)
             index = _Index(pairs, embeddings.EmbeddingRetriever(texts, model),
-                           embeddings.EmbeddingRetriever(table_texts, model), table_of)
+                           embeddings.EmbeddingRetriever(table_texts, model), table_of, table_names)
         except Exception as exc:  # missing weights or a broken torch: fall back rather than fail the question
             if backend == "embedding":
                 raise ConfigError(f"the embedding backend is not usable here: {exc}; install "
                                   "'groundsql[vector]' or use vector_backend='lexical'") from exc
             log.warning("embedding model unavailable (%s); using lexical retrieval", exc)
     if index is None:
-        index = _Index(pairs, LexicalRetriever(texts, names), LexicalRetriever(table_texts, table_names), table_of)
+        index = _Index(pairs, LexicalRetriever(texts, names), LexicalRetriever(table_texts, table_names), table_of,
+                       table_names)
     _RETRIEVERS[key] = index
     while len(_RETRIEVERS) > _RETRIEVER_CACHE_SIZE:
         _RETRIEVERS.popitem(last=False)

@@ -11,6 +11,8 @@ printed and written to --results.
     python benchmarks/linking.py --large --n 50 --model-n 50 --linkers presql \
         --after "benchmarks/results/linking/large_vector_apex_1.5b.jsonl=vector,apex (embedding)"  # a chain's last
         # stage on the subsets its costly first stages kept (their cost is added to the records)
+    python benchmarks/linking.py --large --train-questions 20,3,46 --n 300 --linkers vector \
+        --option vector_backend=embedding   # training questions over the same schema: choose settings there
 """
 
 from __future__ import annotations
@@ -43,6 +45,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--large", action="store_true",
                         help="use the large-schema dataset (built under --large-dir from Spider dev + train)")
     parser.add_argument("--large-dir", type=Path, default=Path("/tmp/groundsql_large_schema"))
+    parser.add_argument("--train-questions", default=None, metavar="DBS,PER_DB,SEED",
+                        help="with --large: ask training questions instead of the dev ones, a fold sample of DBS "
+                             "databases a fold and PER_DB questions each (to choose a linker's settings where "
+                             "they are not scored)")
     parser.add_argument("--n", type=int, default=100, help="seeded sample size")
     parser.add_argument("--model-n", type=int, default=10, help="questions for model-driven linkers")
     parser.add_argument("--seed", type=int, default=2026)
@@ -75,6 +81,11 @@ def main(argv: list[str] | None = None) -> int:
     from groundsql.evaluation.datasets import load_dataset, select
 
     dataset_dir = build_large(args.large_dir) if args.large else args.dataset
+    if args.train_questions:
+        if not args.large:
+            parser.error("--train-questions needs --large")
+        dbs, per_db, seed = (int(part) for part in args.train_questions.split(","))
+        dataset_dir = large_train_questions(dataset_dir, dbs, per_db, seed)
     if not (dataset_dir / "dev.json").exists():
         print(f"dataset not found at {dataset_dir}", file=sys.stderr)
         return 2
@@ -320,6 +331,34 @@ def build_large(target: Path) -> Path:
         report = make_large_schema(target, spider=DATA / "spider", train=train if train.exists() else None)
         print(f"built {report.path}: {report.tables} tables, {report.columns} columns, {report.questions} "
               f"questions ({len(report.dropped)} dropped)", flush=True)
+    return target
+
+
+def large_train_questions(large: Path, dbs_per_fold: int, per_db: int, seed: int) -> Path:
+    """A dataset beside `large` that asks a fold sample of the training questions of the same combined database.
+
+    The gold queries are rewritten to the prefixed table names; the database and tables.json are the large
+    build's own (linked, not copied). Only the gold tables and columns are read from them (linking scores).
+    """
+    from groundsql.evaluation.datasets import load_dataset
+    from groundsql.evaluation.folds import fold_sample
+    from groundsql.evaluation.large_schema import rewrite_gold
+
+    target = large.with_name(f"{large.name}_train_{dbs_per_fold}_{per_db}_{seed}")
+    if (target / "dev.json").exists():
+        return target
+    target.mkdir(parents=True, exist_ok=True)
+    for name in ("database", "tables.json"):
+        if not (target / name).exists():
+            (target / name).symlink_to((large / name).resolve())
+    name = json.loads((large / "tables.json").read_text())[0]["db_id"]
+    train = load_dataset(DATA / "spider_train")
+    questions = [{"db_id": name, "question": q.question, "query": rewrite_gold(q.gold_sql, q.db_id),
+                  "source_db_id": q.db_id, "source_id": q.id}
+                 for q in fold_sample(train, dbs_per_fold=dbs_per_fold, per_db=per_db, seed=seed)]
+    (target / "dev.json").write_text(json.dumps(questions, indent=1) + "\n")
+    print(f"wrote {target}: {len(questions)} training questions of "
+          f"{len({q['source_db_id'] for q in questions})} databases", flush=True)
     return target
 
 

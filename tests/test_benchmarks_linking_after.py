@@ -48,3 +48,19 @@ def test_the_next_stage_starts_from_the_recorded_subset_and_adds_its_cost(record
 def test_a_linker_label_the_file_does_not_hold_is_refused(recorded: Path) -> None:
     with pytest.raises(SystemExit, match="no records of linker 'apex'"):
         linking.main(["--dataset", str(SPIDER), "--n", "3", "--linkers", "full", "--after", f"{recorded}=apex"])
+
+
+def test_training_questions_over_the_large_schema(tmp_path: Path) -> None:
+    if not (SPIDER / "dev.json").is_file() or not (linking.DATA / "spider_train" / "train_spider.json").is_file():
+        pytest.skip("the Spider dev and training splits (../shared/data) are not here")
+    large, out = tmp_path / "large", tmp_path / "train.jsonl"
+    assert linking.main(["--large", "--large-dir", str(large), "--train-questions", "1,2,7", "--n", "4",
+                         "--linkers", "full", "--no-catalog", "--jsonl", str(out)]) == 0
+    questions = json.loads((tmp_path / "large_train_1_2_7" / "dev.json").read_text())
+    train = {(q["db_id"], q["question"]) for q in json.loads(
+        (linking.DATA / "spider_train" / "train_spider.json").read_text())}
+    assert len(questions) == 10 and all((q["source_db_id"], q["question"]) in train for q in questions)
+    assert all(f'"{q["source_db_id"]}__' in q["query"] for q in questions)  # gold tables carry their database
+    records = [json.loads(line) for line in out.read_text().splitlines()]
+    assert len(records) == 4 and all(r["scores"]["table"]["srr"] == 1.0 for r in records)  # full keeps all 797
+    assert {r["question"] for r in records} <= {q["question"] for q in questions}

@@ -49,6 +49,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="with --large: ask training questions instead of the dev ones, a fold sample of DBS "
                              "databases a fold and PER_DB questions each (to choose a linker's settings where "
                              "they are not scored)")
+    parser.add_argument("--part", default=None, metavar="I/N",
+                        help="run only every N-th question from the I-th (0-based): N processes on N cores share "
+                             "one sample, each with its own --jsonl, merged afterwards")
     parser.add_argument("--n", type=int, default=100, help="seeded sample size")
     parser.add_argument("--model-n", type=int, default=10, help="questions for model-driven linkers")
     parser.add_argument("--seed", type=int, default=2026)
@@ -107,6 +110,9 @@ def main(argv: list[str] | None = None) -> int:
         chain = spec.replace("+", ",")
         needs_model = not set(chain.split(",")) <= MODEL_FREE
         chosen = questions[: args.model_n] if needs_model else questions
+        if args.part:
+            part, parts = (int(x) for x in args.part.split("/"))
+            chosen = chosen[part::parts]
         if start is not None:
             chosen = [q for q in chosen if str(q.id) in start[1]]
         if not chosen:

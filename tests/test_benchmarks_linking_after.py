@@ -64,3 +64,18 @@ def test_training_questions_over_the_large_schema(tmp_path: Path) -> None:
     records = [json.loads(line) for line in out.read_text().splitlines()]
     assert len(records) == 4 and all(r["scores"]["table"]["srr"] == 1.0 for r in records)  # full keeps all 797
     assert {r["question"] for r in records} <= {q["question"] for q in questions}
+
+
+def test_parts_split_one_sample_between_processes(tmp_path: Path) -> None:
+    if not (SPIDER / "dev.json").is_file():
+        pytest.skip("the Spider dev split (../shared/data/spider) is not here")
+    whole, first, second = (tmp_path / f"{name}.jsonl" for name in ("whole", "first", "second"))
+    common = ["--dataset", str(SPIDER), "--n", "5", "--linkers", "full", "--no-catalog"]
+    assert linking.main([*common, "--jsonl", str(whole)]) == 0
+    assert linking.main([*common, "--part", "0/2", "--jsonl", str(first)]) == 0
+    assert linking.main([*common, "--part", "1/2", "--jsonl", str(second)]) == 0
+
+    def ids(path: Path) -> list:
+        return [json.loads(line)["id"] for line in path.read_text().splitlines()]
+
+    assert ids(first) == ids(whole)[0::2] and ids(second) == ids(whole)[1::2]

@@ -45,11 +45,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--large", action="store_true",
                         help="use the large-schema dataset (built under --large-dir from Spider dev + train)")
     parser.add_argument("--large-dir", type=Path, default=Path("/tmp/groundsql_large_schema"))
-    parser.add_argument("--train-questions", default=None, metavar="DBS,PER_DB,SEED",
+    parser.add_argument("--train-questions", default=None, metavar="DBS,PER_DB,SEED", type=_ints(",", 3),
                         help="with --large: ask training questions instead of the dev ones, a fold sample of DBS "
                              "databases a fold and PER_DB questions each (to choose a linker's settings where "
                              "they are not scored)")
-    parser.add_argument("--part", default=None, metavar="I/N",
+    parser.add_argument("--part", default=None, metavar="I/N", type=_part,
                         help="run only every N-th question from the I-th (0-based): N processes on N cores share "
                              "one sample, each with its own --jsonl, merged afterwards")
     parser.add_argument("--n", type=int, default=100, help="seeded sample size")
@@ -87,8 +87,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.train_questions:
         if not args.large:
             parser.error("--train-questions needs --large")
-        dbs, per_db, seed = (int(part) for part in args.train_questions.split(","))
-        dataset_dir = large_train_questions(dataset_dir, dbs, per_db, seed)
+        dataset_dir = large_train_questions(dataset_dir, *args.train_questions)
     if not (dataset_dir / "dev.json").exists():
         print(f"dataset not found at {dataset_dir}", file=sys.stderr)
         return 2
@@ -111,7 +110,7 @@ def main(argv: list[str] | None = None) -> int:
         needs_model = not set(chain.split(",")) <= MODEL_FREE
         chosen = questions[: args.model_n] if needs_model else questions
         if args.part:
-            part, parts = (int(x) for x in args.part.split("/"))
+            part, parts = args.part
             chosen = chosen[part::parts]
         if start is not None:
             chosen = [q for q in chosen if str(q.id) in start[1]]
@@ -366,6 +365,23 @@ def large_train_questions(large: Path, dbs_per_fold: int, per_db: int, seed: int
     print(f"wrote {target}: {len(questions)} training questions of "
           f"{len({q['source_db_id'] for q in questions})} databases", flush=True)
     return target
+
+
+def _ints(separator: str, count: int):
+    """An argparse type: `count` non-negative integers joined by `separator`, or a usage error."""
+    def parse(text: str) -> tuple[int, ...]:
+        parts = text.split(separator)
+        if len(parts) != count or not all(p.strip().isdigit() for p in parts):
+            raise argparse.ArgumentTypeError(f"expected {count} whole numbers joined by {separator!r}, got {text!r}")
+        return tuple(int(p) for p in parts)
+    return parse
+
+
+def _part(text: str) -> tuple[int, int]:
+    part, parts = _ints("/", 2)(text)
+    if not part < parts:
+        raise argparse.ArgumentTypeError(f"I must be below N in I/N, got {text!r}")
+    return part, parts
 
 
 def parse_option(text: str) -> tuple[str, object]:
